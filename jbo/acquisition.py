@@ -1,0 +1,142 @@
+r"""Acquisition functions (minimisation convention) and their integration over hyperparameters.
+
+A pointwise acquisition is ``acq(mean, var, best) -> score`` (higher is better) on the standardised
+scale. The integrated acquisition of Snoek et al. (2012, eq. 6) averages it over the ``S``
+hyperparameter samples, :math:`\hat a(x) = \frac1S \sum_s a(x; \theta_s)`, which :func:`integrate`
+builds from a surrogate's ``predict`` with ``vmap``. For log-EI the average is taken in the linear
+domain with a log-sum-exp, so the integrated log-EI is the log of the integrated EI.
+
+Expected improvement below the incumbent :math:`f^*` with :math:`z = (f^* - \mu)/\sigma` is
+:math:`\mathrm{EI} = \sigma\, h(z)`, :math:`h(z) = z\Phi(z) + \varphi(z)` (Jones et al., 1998). Far
+from the incumbent :math:`h` underflows and gradient ascent stalls; :func:`log_h` evaluates
+:math:`\log h` stably everywhere (Ament et al., 2023, "Unexpected improvements to expected
+improvement", eq. 9), which is what makes log-EI optimisable from random starts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+from jax.scipy.special import erfcx, log_ndtr, ndtr
+
+_LOG_2PI_HALF = 0.5 * math.log(2.0 * math.pi)
+_LOG_PI_2_HALF = 0.5 * math.log(math.pi / 2.0)
+
+
+def _log1mexp(x):
+    """``log(1 - exp(x))`` for ``x < 0`` (Mächler, 2012)."""
+    return jnp.where(x > -math.log(2.0), jnp.log(-jnp.expm1(x)), jnp.log1p(-jnp.exp(x)))
+
+
+def log_h(z):
+    r"""Stable :math:`\log(z\Phi(z) + \varphi(z))`.
+
+    For :math:`z > -1` the direct form is accurate. Below, :math:`h(z) = \varphi(z)\,(1 - |z|
+    \sqrt{\pi/2}\,\mathrm{erfcx}(|z|/\sqrt2))`, evaluated with ``log1mexp``; in the far tail
+    (:math:`z < -30` in float64, :math:`-10` in float32, where that difference cancels) the
+    asymptotic series of Mills' ratio takes over.
+    """
+    threshold = -30.0 if jnp.result_type(z, float) == jnp.float64 else -10.0
+    # Each branch gets an input clamped into its own range so no branch makes a nan/inf gradient
+    # that ``where`` would then propagate.
+    z_hi = jnp.maximum(z, -1.0)
+    z_mid = jnp.clip(z, threshold, -1.0)
+    z_far = jnp.minimum(z, threshold)
+    direct = jnp.log(z_hi * ndtr(z_hi) + jnp.exp(-0.5 * z_hi**2 - _LOG_2PI_HALF))
+    mid = -0.5 * z_mid**2 - _LOG_2PI_HALF + _log1mexp(
+        jnp.log(erfcx(-z_mid / math.sqrt(2.0)) * jnp.abs(z_mid)) + _LOG_PI_2_HALF)
+    # Asymptotic series 1 - |z| Mills(|z|) = sum_k (-1)^k (2k-1)!! z^-(2k+2); eight terms reach
+    # float64 round-off at |z| = 30 (JAX's erfcx gradient overflows beyond |z| ~ 37).
+    w = 1.0 / z_far**2
+    series = jnp.zeros_like(w)
+    for coefficient in (2027025.0, 135135.0, 10395.0, 945.0, 105.0, 15.0, 3.0, 1.0):
+        series = coefficient - w * series
+    series = w * series
+    far = -0.5 * z_far**2 - _LOG_2PI_HALF + jnp.log(series)
+    return jnp.where(z > -1.0, direct, jnp.where(z > threshold, mid, far))
+
+
+def expected_improvement(mean, var, best):
+    """EI of a minimisation below ``best``: ``σ h((best - μ)/σ)``."""
+    sigma = jnp.sqrt(var)
+    z = (best - mean) / sigma
+    return sigma * (z * ndtr(z) + jnp.exp(-0.5 * z**2 - _LOG_2PI_HALF))
+
+
+def log_expected_improvement(mean, var, best):
+    """``log EI = log σ + log h(z)``, finite for every finite input (see :func:`log_h`)."""
+    sigma = jnp.sqrt(var)
+    return jnp.log(sigma) + log_h((best - mean) / sigma)
+
+
+def probability_of_improvement(mean, var, best):
+    """``P(f < best) = Φ((best - μ)/σ)`` (reported in the log domain by :func:`log_probability_of_improvement`)."""
+    return ndtr((best - mean) / jnp.sqrt(var))
+
+
+def log_probability_of_improvement(mean, var, best):
+    """``log Φ((best - μ)/σ)``, stable in the lower tail."""
+    return log_ndtr((best - mean) / jnp.sqrt(var))
+
+
+def upper_confidence_bound(mean, var, best=None, beta: float = 2.0):
+    """Lower confidence bound of a minimisation, negated so that higher is better: ``-(μ - √β σ)``."""
+    return -(mean - jnp.sqrt(beta * var))
+
+
+# name -> (pointwise function, reduce over samples in the log domain?)
+ACQUISITIONS: dict[str, tuple[Callable, bool]] = {
+    "ei": (log_expected_improvement, True),  # optimised as log-EI; same argmax as EI
+    "logei": (log_expected_improvement, True),
+    "pi": (log_probability_of_improvement, True),
+    "ucb": (upper_confidence_bound, False),
+}
+
+
+def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_domain: bool, best):
+    """Integrated acquisition ``x (m, D) -> (m,)`` averaged over the stacked ``posteriors``.
+
+    Args:
+      surrogate_predict: ``predict(posterior, x) -> (mean, var)``.
+      posteriors: posterior PyTree with a leading sample axis ``S``.
+      pointwise: ``acq(mean, var, best)``.
+      log_domain: the pointwise values are logs of a positive acquisition; average with log-sum-exp.
+      best: incumbent (standardised).
+    """
+
+    def score(x):
+        mean, var = jax.vmap(surrogate_predict, in_axes=(0, None))(posteriors, x)
+        values = pointwise(mean, var, best)  # (S, m)
+        if log_domain:
+            return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
+        return jnp.mean(values, axis=0)
+
+    return score
+
+
+def thompson_sample(key, surrogate_predict_joint: Callable, posteriors, candidates):
+    """Thompson sampling on a finite candidate set.
+
+    Picks one hyperparameter sample at random, draws one joint posterior function over
+    ``candidates`` from it and returns the index of its minimiser.
+
+    Args:
+      key: PRNG key.
+      surrogate_predict_joint: ``(posterior, x) -> (mean (m,), cov (m, m))``.
+      posteriors: stacked posteriors (leading axis ``S``).
+      candidates: ``(m, D)`` points.
+    Returns:
+      Index into ``candidates``.
+    """
+    k_sample, k_draw = jax.random.split(key)
+    num = jax.tree_util.tree_leaves(posteriors)[0].shape[0]
+    s = jax.random.randint(k_sample, (), 0, num)
+    posterior = jax.tree_util.tree_map(lambda a: a[s], posteriors)
+    mean, cov = surrogate_predict_joint(posterior, candidates)
+    jitter = 1e-9 if mean.dtype == jnp.float64 else 1e-5
+    chol = jnp.linalg.cholesky(cov + jitter * jnp.eye(cov.shape[0], dtype=cov.dtype))
+    draw = mean + chol @ jax.random.normal(k_draw, mean.shape, mean.dtype)
+    return jnp.argmin(draw)

@@ -1,0 +1,247 @@
+"""Hyperparameter inference: MAP, NUTS and slice sampling behind one signature.
+
+``infer(key, surrogate, data, method, previous) -> Samples`` returns ``S`` hyperparameter samples
+stacked along a leading axis (``S = 1`` for MAP): the constrained params PyTree the surrogate's
+``condition`` takes, and the flat unconstrained vectors that warm-start the next call.
+
+All three methods act on the same numpyro model (``surrogate.prior`` plus a factor holding
+``surrogate.log_likelihood``) through :func:`numpyro.infer.util.potential_energy`, i.e. on the
+unconstrained parametrisation with its log-Jacobian; inference is separate from the model. The whole
+chain (or optimisation) runs inside one ``jax.jit`` with the data as an argument, so the same padded
+shape never recompiles (``numpyro.infer.MCMC.run`` would recompile on every call).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpyro
+import optax
+from jax.flatten_util import ravel_pytree
+from numpyro.infer import NUTS
+from numpyro.infer.util import constrain_fn, potential_energy, unconstrain_fn
+
+from jbo import slice as slice_sampling
+from jbo.data import Data
+from jbo.models.base import Surrogate
+
+METHODS = ("slice", "nuts", "map")
+
+
+class Samples(NamedTuple):
+    """Stacked hyperparameter samples.
+
+    Attributes:
+      params: constrained params PyTree for ``surrogate.condition``, leading axis ``S``.
+      z: ``(S, P)`` flat unconstrained samples (warm starts).
+      log_density: ``(S,)`` unnormalised log posterior at each sample.
+      info: method-specific diagnostics (dict of arrays).
+    """
+
+    params: Any
+    z: jnp.ndarray
+    log_density: jnp.ndarray
+    info: dict
+
+
+def joint_model(surrogate: Surrogate):
+    """The numpyro model ``prior + factor(log_likelihood)`` of a surrogate."""
+
+    def model(data: Data):
+        params = surrogate.prior(data)
+        numpyro.factor("log_likelihood", surrogate.log_likelihood(params, data))
+        return params
+
+    return model
+
+
+class _Flat(NamedTuple):
+    """Flat unconstrained view of a surrogate's posterior for one data shape."""
+
+    logdensity: Any  # (P,) -> scalar
+    to_params: Any  # (P,) -> constrained params PyTree
+    unravel: Any
+    size: int
+
+
+def _flat_view(surrogate: Surrogate, data: Data, key) -> tuple[_Flat, jnp.ndarray]:
+    """Build the flat view and one unconstrained prior draw (traceable: ``data`` may be a tracer)."""
+    model = joint_model(surrogate)
+    prior_only = lambda d: surrogate.prior(d)
+    trace = numpyro.handlers.trace(numpyro.handlers.seed(prior_only, key)).get_trace(data)
+    sites = {name: s["value"] for name, s in trace.items() if s["type"] == "sample" and not s["is_observed"]}
+    z_tree = unconstrain_fn(prior_only, (data,), {}, sites)
+    flat, unravel = ravel_pytree(z_tree)
+
+    def logdensity(z):
+        value = -potential_energy(model, (data,), {}, unravel(z))
+        return jnp.where(jnp.isnan(value), -jnp.inf, value)
+
+    def to_params(z):
+        constrained = constrain_fn(prior_only, (data,), {}, unravel(z))
+        return numpyro.handlers.substitute(prior_only, data=constrained)(data)
+
+    return _Flat(logdensity, to_params, unravel, flat.shape[0]), flat
+
+
+def prior_draws(key, surrogate: Surrogate, data: Data, num: int) -> jnp.ndarray:
+    """``(num, P)`` unconstrained draws from the prior."""
+    return jax.vmap(lambda k: _flat_view(surrogate, data, k)[1])(jax.random.split(key, num))
+
+
+def _finalize(flat: _Flat, zs, log_density, info) -> Samples:
+    return Samples(jax.vmap(flat.to_params)(zs), zs, log_density, info)
+
+
+def _initial(key, surrogate, data, init_z):
+    flat, draw = _flat_view(surrogate, data, key)
+    return flat, (draw if init_z is None else init_z)
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "num_warmup", "thin", "width",
+                                             "max_steps_out", "max_shrink"))
+def slice_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samples: int = 10,
+                 num_warmup: int = 10, thin: int = 1, width: float = 1.0, max_steps_out: int = 10,
+                 max_shrink: int = 50) -> Samples:
+    """Univariate slice sampling of the hyperparameters (Neal 2003; as in Snoek et al. 2012).
+
+    Args:
+      key: PRNG key.
+      surrogate: the model.
+      data: padded observations.
+      init_z: ``(P,)`` unconstrained starting point (e.g. the last sample of the previous call);
+        a prior draw when ``None``.
+      num_samples: ``S``, samples returned.
+      num_warmup: sweeps discarded first (burn-in).
+      thin: sweeps between returned samples.
+      width, max_steps_out, max_shrink: see :func:`jbo.slice.update_coordinate`.
+    Returns:
+      :class:`Samples` with ``info = {"num_evals", "num_stalled"}`` summed over all sweeps.
+    """
+    init_key, key = jax.random.split(key)
+    flat, z = _initial(init_key, surrogate, data, init_z)
+    sweep = functools.partial(slice_sampling.sweep, logdensity_fn=flat.logdensity, widths=width,
+                              max_steps_out=max_steps_out, max_shrink=max_shrink)
+
+    # Burn-in and sampling share one scan (one copy of the model in the compiled program); the
+    # returned samples are picked out of the chain afterwards.
+    def run(carry, k):
+        z, logp, evals, stalled = carry
+        z, logp, info = sweep(k, z, logp)
+        return (z, logp, evals + info.num_evals, stalled + info.num_stalled), (z, logp)
+
+    total = num_warmup + num_samples * thin
+    carry = (z, flat.logdensity(z), 0, 0)
+    (_, _, evals, stalled), (chain, logps) = jax.lax.scan(run, carry, jax.random.split(key, total))
+    keep = num_warmup + thin * jnp.arange(1, num_samples + 1) - 1
+    return _finalize(flat, chain[keep], logps[keep], {"num_evals": evals, "num_stalled": stalled})
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "num_warmup", "thin",
+                                             "max_tree_depth", "target_accept_prob"))
+def nuts_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samples: int = 10,
+                num_warmup: int = 100, thin: int = 1, max_tree_depth: int = 6,
+                target_accept_prob: float = 0.8) -> Samples:
+    """NUTS (numpyro's kernel, driven by our own ``lax.scan`` inside one ``jit``).
+
+    Args:
+      key: PRNG key.
+      surrogate, data: the model and the padded observations.
+      init_z: ``(P,)`` unconstrained starting point; a prior draw when ``None``.
+      num_samples: ``S``; num_warmup: step-size and mass-matrix adaptation steps; thin: steps between
+        returned samples.
+      max_tree_depth: cap on NUTS doublings (``2**depth`` gradient evaluations per step).
+      target_accept_prob: dual-averaging target.
+    Returns:
+      :class:`Samples` with ``info = {"num_divergent", "mean_accept_prob"}``.
+    """
+    init_key, key = jax.random.split(key)
+    flat, z = _initial(init_key, surrogate, data, init_z)
+    kernel = NUTS(potential_fn=lambda v: -flat.logdensity(v), max_tree_depth=max_tree_depth,
+                  target_accept_prob=target_accept_prob)
+    key, k0 = jax.random.split(key)
+    state = kernel.init(k0, num_warmup, z, (), {})
+    step = lambda s, _: (kernel.sample(s, (), {}), None)
+    state, _ = jax.lax.scan(step, state, None, length=num_warmup)
+
+    def collect(state, _):
+        state, _ = jax.lax.scan(step, state, None, length=thin)
+        return state, (state.z, state.diverging, state.accept_prob, state.potential_energy)
+
+    _, (zs, diverging, accept, energy) = jax.lax.scan(collect, state, None, length=num_samples)
+    return _finalize(flat, zs, -energy, {"num_divergent": jnp.sum(diverging), "mean_accept_prob": jnp.mean(accept)})
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_restarts", "max_iter"))
+def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_restarts: int = 4,
+                 max_iter: int = 100, tol: float = 1e-5) -> Samples:
+    """Maximum a posteriori hyperparameters by L-BFGS (optax) from several starts in parallel.
+
+    The starts are ``init_z`` (the previous estimate, when given) and prior draws, optimised together
+    under ``vmap``; the best final log posterior wins.
+
+    Args:
+      key: PRNG key.
+      surrogate, data: the model and the padded observations.
+      init_z: ``(P,)`` warm start.
+      num_restarts: number of prior draws started from (plus ``init_z``).
+      max_iter: L-BFGS iterations at most; tol: stop once the gradient norm is below it.
+    Returns:
+      :class:`Samples` with ``S = 1`` and ``info = {"num_iter", "log_density_per_start"}``.
+    """
+    init_key, key = jax.random.split(key)
+    flat, z0 = _initial(init_key, surrogate, data, init_z)
+    starts = prior_draws(key, surrogate, data, num_restarts)
+    starts = jnp.concatenate([z0[None], starts]) if init_z is not None else starts
+    loss = lambda z: -flat.logdensity(z)
+    solver = optax.lbfgs()
+    value_and_grad = optax.value_and_grad_from_state(loss)
+
+    def optimise(z):
+        def cond(carry):
+            _, state, it = carry
+            grad = optax.tree.get(state, "grad")
+            value = optax.tree.get(state, "value")
+            return (it < max_iter) & ((it == 0) | ((optax.tree.norm(grad) > tol) & jnp.isfinite(value)))
+
+        def body(carry):
+            z, state, it = carry
+            value, grad = value_and_grad(z, state=state)
+            updates, state = solver.update(grad, state, z, value=value, grad=grad, value_fn=loss)
+            z_new = optax.apply_updates(z, updates)
+            # A failed line search can step into a non-finite region: stay put then.
+            z_new = jnp.where(jnp.all(jnp.isfinite(z_new)), z_new, z)
+            return z_new, state, it + 1
+
+        z, _, it = jax.lax.while_loop(cond, body, (z, solver.init(z), 0))
+        return z, it
+
+    finals, iters = jax.lax.map(optimise, starts)
+    scores = jax.vmap(flat.logdensity)(finals)
+    scores = jnp.where(jnp.isfinite(scores), scores, -jnp.inf)
+    best = finals[jnp.argmax(scores)][None]
+    return _finalize(flat, best, jnp.max(scores)[None], {"num_iter": iters, "log_density_per_start": scores})
+
+
+def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous: Samples | None = None,
+          **options) -> Samples:
+    """Hyperparameter samples by ``method`` (``"slice"``, ``"nuts"`` or ``"map"``), warm-started.
+
+    Args:
+      key: PRNG key.
+      surrogate: the model.
+      data: padded observations.
+      method: inference method.
+      previous: the last call's samples; its last sample starts the new chain (or the MAP search).
+      **options: keyword options of :func:`slice_sample`, :func:`nuts_sample` or :func:`map_estimate`.
+    Returns:
+      :class:`Samples`.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown inference {method!r}; valid choices: {list(METHODS)}")
+    init_z = None if previous is None else previous.z[-1]
+    fn = {"slice": slice_sample, "nuts": nuts_sample, "map": map_estimate}[method]
+    return fn(key, surrogate, data, init_z, **options)

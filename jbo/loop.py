@@ -1,0 +1,269 @@
+"""The BO loop: a functional core over :class:`LoopState` and the stateful :class:`Optimizer`.
+
+One suggestion, end to end (DESIGN.md)::
+
+    observations -> encode -> infer hyperparameters (warm-started) -> condition each sample
+    -> integrated acquisition (pending points as fantasies) -> maximise -> decode
+
+``suggest`` and ``observe`` are pure functions of ``(settings, state)``; randomness comes from
+``fold_in(key(seed), number of suggestions so far)``, so the same seed gives the same suggestions.
+The model work is two jitted programs per padded data size (inference and the proposal).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jbo import acquisition as acq
+from jbo import inference
+from jbo.data import Standardizer, bucket_size, pad_data
+from jbo.kernels import KERNELS, make_kernel
+from jbo.models.base import Surrogate
+from jbo.models.gp import exact_gp
+from jbo.optimize import MaximizeConfig, local_anchors, maximize
+from jbo.spaces import Space
+
+MODELS = ("gp", "random")
+ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
+FAILURE_POLICIES = ("worst", "ignore")
+
+
+def _check_choice(field: str, value, choices):
+    if value not in choices:
+        raise ValueError(f"unknown {field} {value!r}; valid choices: {list(choices)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Everything that defines a run besides the space (JSON-serialisable, written to the journal).
+
+    Attributes:
+      model: surrogate (``"gp"``, or ``"random"`` search).
+      inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
+      acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``.
+      seed: seed of every random choice of the run.
+      n_init: size of the scrambled Sobol initial design (default ``max(5, D + 1)``).
+      kernel: ``"matern52"``, ``"se"`` or ``"rq"``; warp: Kumaraswamy input warping.
+      num_samples: hyperparameter samples ``S`` per suggestion (MCMC methods).
+      num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
+      num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
+      thin: MCMC steps between kept samples.
+      ucb_beta: exploration weight of UCB.
+      failures: how failed evaluations enter the model: ``"worst"`` imputes the worst successful
+        value there (steers the search away from crashing regions), ``"ignore"`` leaves them out.
+      maximize: sizes of the acquisition search.
+      dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
+    """
+
+    model: str = "gp"
+    inference: str = "slice"
+    acquisition: str = "ei"
+    seed: int = 0
+    n_init: int | None = None
+    kernel: str = "matern52"
+    warp: bool = False
+    num_samples: int = 10
+    num_burnin: int = 50
+    num_warmup: int = 5
+    thin: int = 1
+    ucb_beta: float = 2.0
+    failures: str = "worst"
+    maximize: MaximizeConfig = MaximizeConfig()
+    dtype: str = "float64"
+
+    def __post_init__(self):
+        _check_choice("model", self.model, MODELS)
+        _check_choice("inference", self.inference, inference.METHODS)
+        _check_choice("acquisition", self.acquisition, ACQUISITIONS)
+        _check_choice("kernel", self.kernel, sorted(KERNELS))
+        _check_choice("failures", self.failures, FAILURE_POLICIES)
+        _check_choice("dtype", self.dtype, ("float64", "float32"))
+        if isinstance(self.maximize, dict):
+            object.__setattr__(self, "maximize", MaximizeConfig(**self.maximize))
+        for field in ("num_samples", "thin"):
+            if int(getattr(self, field)) < 1:
+                raise ValueError(f"{field} must be >= 1, got {getattr(self, field)!r}")
+        for field in ("num_burnin", "num_warmup"):
+            if int(getattr(self, field)) < 0:
+                raise ValueError(f"{field} must be >= 0, got {getattr(self, field)!r}")
+        if self.n_init is not None and int(self.n_init) < 1:
+            raise ValueError(f"n_init must be >= 1, got {self.n_init!r}")
+
+    def initial_size(self, dim: int) -> int:
+        return int(self.n_init) if self.n_init is not None else max(5, dim + 1)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["maximize"] = self.maximize._asdict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Settings":
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown setting(s) {unknown}; valid: {sorted(known)}")
+        return cls(**d)
+
+
+class LoopState(NamedTuple):
+    """The whole state of a run.
+
+    Attributes:
+      x: ``(N, D)`` encoded evaluated points (successes and failures).
+      y: ``(N,)`` user-scale values, ``nan`` for failures.
+      pending: ``(P, D)`` encoded points suggested but not yet observed.
+      samples: last hyperparameter samples (warm start), or ``None``.
+      n_suggested: suggestions made so far (drives the seed stream and the Sobol design).
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    pending: np.ndarray
+    samples: Any
+    n_suggested: int
+
+
+def init(dim: int) -> LoopState:
+    """Empty state for a ``dim``-dimensional encoded space."""
+    empty = np.zeros((0, dim))
+    return LoopState(empty, np.zeros(0), empty, None, 0)
+
+
+@functools.lru_cache(maxsize=32)
+def make_surrogate(model: str, kernel: str, warp: bool) -> Surrogate:
+    """The surrogate for a setting (cached: jitted programs are keyed on the surrogate's identity)."""
+    if model == "gp":
+        return exact_gp(make_kernel(kernel, warp=warp))
+    raise ValueError(f"model {model!r} has no surrogate")
+
+
+def _key(settings: Settings, n: int):
+    return jax.random.fold_in(jax.random.key(settings.seed), n)
+
+
+def training_data(settings: Settings, state: LoopState):
+    """Standardised model inputs from the observations, failures handled by ``settings.failures``.
+
+    Returns:
+      ``(x, y_std, standardizer)`` or ``None`` if fewer than two successes exist.
+    """
+    ok = np.isfinite(state.y)
+    if ok.sum() < 2:
+        return None
+    x, y = state.x[ok], state.y[ok]
+    if settings.failures == "worst" and (~ok).any():
+        x = np.concatenate([x, state.x[~ok]])
+        y = np.concatenate([y, np.full((~ok).sum(), y.max())])
+    standardizer = Standardizer.fit(y)
+    return x, standardizer.forward(y), standardizer
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "acquisition", "ucb_beta", "config"))
+def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, anchors, best, *,
+            acquisition: str, ucb_beta: float, config: MaximizeConfig):
+    """Jitted proposal: condition every sample, fantasise pending points, maximise the acquisition.
+
+    Args:
+      key: PRNG key (Thompson sampling).
+      surrogate: the model; params: stacked hyperparameter samples (leading axis ``S``).
+      data: padded observations; pending_x, pending_mask: padded pending points (or ``None``).
+      anchors: ``(A, D)`` starting candidates in the unit cube.
+      best: incumbent on the standardised scale.
+      acquisition: name; ucb_beta: UCB weight; config: search sizes.
+    Returns:
+      ``(x (D,), score)``.
+    """
+    posteriors = jax.vmap(surrogate.condition, in_axes=(0, None))(params, data)
+    if pending_x is not None:
+        posteriors = jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(posteriors, pending_x, pending_mask)
+    if acquisition == "thompson":
+        index = acq.thompson_sample(key, surrogate.predict_joint, posteriors, anchors)
+        return anchors[index], jnp.zeros((), anchors.dtype)
+    pointwise, log_domain = acq.ACQUISITIONS[acquisition]
+    if acquisition == "ucb":
+        pointwise = functools.partial(pointwise, beta=ucb_beta)
+    score = acq.integrate(surrogate.predict, posteriors, pointwise, log_domain, best)
+    return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
+
+
+def _fit(settings: Settings, state: LoopState, surrogate: Surrogate, data, key):
+    options = {}
+    if settings.inference in ("slice", "nuts"):
+        first = state.samples is None
+        options = dict(num_samples=settings.num_samples, thin=settings.thin,
+                       num_warmup=settings.num_burnin if first else settings.num_warmup)
+    return inference.infer(key, surrogate, data, settings.inference, previous=state.samples, **options)
+
+
+def suggest(settings: Settings, space: Space, state: LoopState) -> tuple[LoopState, np.ndarray, dict]:
+    """One new point to evaluate.
+
+    Args:
+      settings: the run's settings.
+      space: the search space.
+      state: current state.
+    Returns:
+      ``(state, x, info)``: the new state (``x`` added to ``pending``), the encoded point ``(D,)``
+      (a canonical encoding: ``space.round_trip`` of what the optimiser found) and timings.
+    """
+    key = _key(settings, state.n_suggested)
+    k_fit, k_acq, k_anchor = jax.random.split(key, 3)
+    n_init = settings.initial_size(space.dim)
+    rng = np.random.default_rng(np.asarray(jax.random.key_data(k_anchor)).ravel())
+    info: dict = {"n": len(state.y), "phase": "model"}
+    train = training_data(settings, state)
+    if settings.model == "random":
+        x, info["phase"] = rng.random(space.dim), "random"
+    elif state.n_suggested < n_init or train is None:
+        # The initial design: the next point of one scrambled Sobol sequence per seed.
+        design = space.sobol(max(n_init, state.n_suggested + 1), seed=settings.seed)
+        x, info["phase"] = design[state.n_suggested], "initial"
+    else:
+        dtype = jnp.float64 if settings.dtype == "float64" else jnp.float32
+        x_train, y_std, _ = train
+        data = pad_data(x_train, y_std, dtype=dtype)
+        surrogate = make_surrogate(settings.model, settings.kernel, settings.warp)
+        t0 = time.perf_counter()
+        samples = _fit(settings, state, surrogate, data, k_fit)
+        jax.block_until_ready(samples.z)
+        t1 = time.perf_counter()
+        cfg = settings.maximize
+        order = np.argsort(y_std)[: max(1, min(5, len(y_std)))]
+        anchors = np.concatenate([
+            space.sobol(cfg.num_anchors, seed=int(rng.integers(2**31))),
+            local_anchors(rng, x_train[order], cfg.num_local, cfg.local_scale),
+        ])
+        pending_x = pending_mask = None
+        if len(state.pending):
+            size = bucket_size(len(state.pending), minimum=4)
+            padded = pad_data(state.pending, np.zeros(len(state.pending)), size=size, dtype=dtype)
+            pending_x, pending_mask = padded.x, padded.mask
+        x, score = propose(k_acq, surrogate, samples.params, data, pending_x, pending_mask,
+                           jnp.asarray(anchors, dtype), jnp.asarray(np.min(y_std), dtype),
+                           acquisition=settings.acquisition, ucb_beta=float(settings.ucb_beta), config=cfg)
+        x = np.asarray(x, dtype=np.float64)
+        info.update(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
+                    n_pad=int(data.x.shape[0]), **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
+        state = state._replace(samples=samples)
+    x = space.round_trip(np.clip(x, 0.0, 1.0)[None])[0]
+    state = state._replace(pending=np.concatenate([state.pending, x[None]]), n_suggested=state.n_suggested + 1)
+    return state, x, info
+
+
+def observe(state: LoopState, x: np.ndarray, value: float | None) -> LoopState:
+    """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure); clears it from pending."""
+    value = np.nan if value is None or not np.isfinite(value) else float(value)
+    pending = state.pending
+    if len(pending):
+        match = np.flatnonzero(np.all(np.abs(pending - x[None]) < 1e-9, axis=1))
+        if len(match):
+            pending = np.delete(pending, match[0], axis=0)
+    return state._replace(x=np.concatenate([state.x, x[None]]), y=np.append(state.y, value), pending=pending)

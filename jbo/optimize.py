@@ -1,0 +1,93 @@
+"""Acquisition maximisation inside the unit cube: anchors -> top-k -> jitted, vmapped Adam.
+
+The recipe of Oh et al. (2018, BOCK §3.3): evaluate the acquisition on a fresh scrambled Sobol set
+(plus, optionally, points near the best observations), keep the ``top_k`` best as starting points,
+and run projected Adam on all of them at once; the best point visited wins. BOCK used 20 000
+anchors, the top 20, learning rate 0.01 and up to 500 steps; jbo's defaults are smaller because a
+GP's predictive variance costs ``O(N^2)`` per anchor (see :class:`MaximizeConfig`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+
+class MaximizeConfig(NamedTuple):
+    """Sizes of the acquisition search (hashable: it is a static argument of the jitted step).
+
+    Attributes:
+      num_anchors: scrambled Sobol points scored per suggestion.
+      num_local: extra anchors drawn around the best observations (Gaussian, clipped to the cube).
+      local_scale: standard deviation of those perturbations (unit-cube units).
+      top_k: anchors refined by Adam.
+      num_steps: Adam steps.
+      learning_rate: Adam step size (unit-cube units).
+    """
+
+    num_anchors: int = 1024
+    num_local: int = 256
+    local_scale: float = 0.05
+    top_k: int = 10
+    num_steps: int = 100
+    learning_rate: float = 0.01
+
+
+def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale: float) -> np.ndarray:
+    """``num`` points scattered around the rows of ``x_best`` (clipped to the unit cube)."""
+    if num == 0 or len(x_best) == 0:
+        return np.zeros((0, x_best.shape[-1]))
+    centres = x_best[rng.integers(0, len(x_best), size=num)]
+    return np.clip(centres + scale * rng.standard_normal(centres.shape), 0.0, 1.0)
+
+
+def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01):
+    """Maximise ``score_fn`` over the unit cube from the best of ``anchors``.
+
+    Args:
+      score_fn: pure ``(m, D) -> (m,)`` function of a batch of unit-cube points (the points must be
+        scored independently: the gradient of the sum is then the per-point gradient).
+      anchors: ``(A, D)`` candidate starting points.
+      top_k: number of anchors refined.
+      num_steps: projected Adam steps.
+      learning_rate: Adam step size.
+    Returns:
+      ``(x, score)``: the best point visited ``(D,)`` and its score.
+    """
+    anchor_scores = score_fn(anchors)
+    anchor_scores = jnp.where(jnp.isnan(anchor_scores), -jnp.inf, anchor_scores)
+    top_scores, top_idx = jax.lax.top_k(anchor_scores, min(top_k, anchors.shape[0]))
+    starts = anchors[top_idx]
+    if num_steps == 0:
+        return starts[0], top_scores[0]
+
+    optimizer = optax.adam(learning_rate)
+
+    def negative_total(x):
+        scores = score_fn(x)
+        return -jnp.sum(jnp.where(jnp.isfinite(scores), scores, 0.0)), scores
+
+    value_and_grad = jax.value_and_grad(negative_total, has_aux=True)
+
+    def track(best_x, best_s, x, s):
+        improved = s > best_s
+        return jnp.where(improved[:, None], x, best_x), jnp.where(improved, s, best_s)
+
+    def step(carry, _):
+        x, opt_state, best_x, best_s = carry
+        (_, s), grad = value_and_grad(x)  # scores of x before this step
+        best_x, best_s = track(best_x, best_s, x, s)
+        grad = jnp.where(jnp.isfinite(grad), grad, 0.0)
+        updates, opt_state = optimizer.update(grad, opt_state, x)
+        x = jnp.clip(optax.apply_updates(x, updates), 0.0, 1.0)
+        return (x, opt_state, best_x, best_s), None
+
+    carry = (starts, optimizer.init(starts), starts, top_scores)
+    (x, _, best_x, best_s), _ = jax.lax.scan(step, carry, None, length=num_steps)
+    best_x, best_s = track(best_x, best_s, x, score_fn(x))
+    i = jnp.argmax(best_s)
+    return best_x[i], best_s[i]
