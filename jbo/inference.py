@@ -187,15 +187,20 @@ def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_rest
       key: PRNG key.
       surrogate, data: the model and the padded observations.
       init_z: ``(P,)`` warm start.
-      num_restarts: number of prior draws started from (plus ``init_z``).
-      max_iter: L-BFGS iterations at most; tol: stop once the gradient norm is below it.
+      num_restarts: number of prior draws started from, besides ``init_z`` (at least one without it).
+      max_iter: L-BFGS iterations at most; tol: stop once ``‖∇‖ ≤ tol (1 + |log p|)`` (relative, so
+        large data sets do not iterate on round-off).
     Returns:
       :class:`Samples` with ``S = 1`` and ``info = {"num_iter", "log_density_per_start"}``.
     """
     init_key, key = jax.random.split(key)
     flat, z0 = _initial(init_key, surrogate, data, init_z)
-    starts = prior_draws(key, surrogate, data, num_restarts)
-    starts = jnp.concatenate([z0[None], starts]) if init_z is not None else starts
+    if init_z is None:
+        starts = prior_draws(key, surrogate, data, max(num_restarts, 1))
+    elif num_restarts > 0:
+        starts = jnp.concatenate([z0[None], prior_draws(key, surrogate, data, num_restarts)])
+    else:
+        starts = z0[None]
     loss = lambda z: -flat.logdensity(z)
     solver = optax.lbfgs()
     value_and_grad = optax.value_and_grad_from_state(loss)
@@ -205,7 +210,7 @@ def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_rest
             _, state, it = carry
             grad = optax.tree.get(state, "grad")
             value = optax.tree.get(state, "value")
-            return (it < max_iter) & ((it == 0) | ((optax.tree.norm(grad) > tol) & jnp.isfinite(value)))
+            return (it < max_iter) & ((it == 0) | ((optax.tree.norm(grad) > tol * (1.0 + jnp.abs(value))) & jnp.isfinite(value)))
 
         def body(carry):
             z, state, it = carry
@@ -219,6 +224,9 @@ def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_rest
         z, _, it = jax.lax.while_loop(cond, body, (z, solver.init(z), 0))
         return z, it
 
+    # One start after another (``lax.map``): under ``vmap`` this batched while-loop of L-BFGS with a
+    # Cholesky inside deadlocked XLA's CPU runtime (jax 0.10.2, N >= 96), and on a CPU batching buys
+    # nothing anyway.
     finals, iters = jax.lax.map(optimise, starts)
     scores = jax.vmap(flat.logdensity)(finals)
     scores = jnp.where(jnp.isfinite(scores), scores, -jnp.inf)

@@ -16,6 +16,7 @@ Stationary kernels act on the ARD-scaled Euclidean distance
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 
 import jax
@@ -31,15 +32,16 @@ def safe_sqrt(x):
     return jnp.where(positive, jnp.sqrt(jnp.where(positive, x, 1.0)), 0.0)
 
 
-class Kernel:
+class Kernel(abc.ABC):
     """Base class: subclasses implement ``__call__(params, x1, x2)`` and ``sample_params``."""
 
+    @abc.abstractmethod
     def __call__(self, params, x1, x2):
-        raise NotImplementedError  # abstract: every concrete kernel overrides this
+        """``k(x1, x2)`` for two points ``(D,)``."""
 
+    @abc.abstractmethod
     def sample_params(self, dim: int, prefix: str = ""):
         """Draw this kernel's params inside a numpyro model (site names start with ``prefix``)."""
-        raise NotImplementedError  # abstract: every concrete kernel overrides this
 
     def gram(self, params, x1, x2):
         """Gram matrix ``K[i, j] = k(x1[i], x2[j])`` of shape ``(n1, n2)``."""
@@ -84,8 +86,9 @@ class Stationary(Kernel):
 
     ard: bool = True
 
+    @abc.abstractmethod
     def profile(self, params, r2):
-        raise NotImplementedError  # abstract: Matern52 / SquaredExponential / RationalQuadratic
+        """The correlation as a function of the scaled squared distance ``r2``."""
 
     def __call__(self, params, x1, x2):
         r2 = jnp.sum(((x1 - x2) / params["lengthscale"]) ** 2)

@@ -1,0 +1,73 @@
+"""Shared plumbing of the experiment scripts: environment, machine description, BENCHMARKS.md sections."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
+RESULTS = os.path.join(ROOT, "experiments", "results")
+
+
+def setup(threads: int = 1, cache: bool = True) -> None:
+    """Pin BLAS threads (before numpy/jax load) and enable float64 and JAX's persistent compile cache."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    if cache and not os.environ.get("JBO_NO_CACHE"):
+        jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/jbo/jax"))
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def machine() -> str:
+    """One line describing the machine and the stack."""
+    import jax
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            match = re.search(r"model name\s*:\s*(.+)", f.read())
+            cpu = match.group(1).strip() if match else cpu
+    except OSError:
+        pass
+    devices = ", ".join(sorted({d.platform for d in jax.devices()}))
+    return (f"{os.cpu_count()} cores ({cpu}), {devices}; Python {platform.python_version()}, "
+            f"jax {jax.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
+
+
+def command() -> str:
+    return "python " + " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+
+
+def git_revision() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def header() -> str:
+    """The provenance lines every BENCHMARKS.md section starts with."""
+    today = datetime.date.today().isoformat()
+    return (f"- date: {today}; commit: {git_revision()}\n- machine: {machine()}\n"
+            f"- command: `{command()}`\n")
+
+
+def update_section(name: str, markdown: str) -> None:
+    """Replace (or append) the section ``name`` of BENCHMARKS.md, delimited by HTML comments."""
+    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+    text = open(BENCHMARKS).read() if os.path.exists(BENCHMARKS) else "# jbo benchmarks\n\n"
+    block = f"{begin}\n{markdown.rstrip()}\n{end}"
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    with open(BENCHMARKS, "w") as f:
+        f.write(text)

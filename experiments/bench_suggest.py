@@ -1,0 +1,111 @@
+"""Time per suggestion against the number of observations N on Hartmann6 (issue #2's speed benchmark).
+
+For each N, a state holding N uniformly random Hartmann6 observations is built and ``jbo.loop.suggest``
+is called repeatedly on it: the first call compiles for the new padded size (and runs the first,
+longer burn-in), the second compiles the warm-started fit, later calls are timed (median) as the
+steady-state cost of one suggestion = hyperparameter fit + acquisition maximisation. The peers
+(``experiments/peers.py``: Optuna's GPSampler and BoTorch SingleTaskGP + LogEI with
+``optimize_acqf(num_restarts=10, raw_samples=512)``) are timed in the same run on the same data sizes.
+
+    python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+
+def time_jbo(inference: str, n: int, repeats: int = 3, seed: int = 0, **settings):
+    import jax
+    import numpy as np
+
+    from jbo import loop
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem("hartmann6")
+    space = problem.space()
+    rng = np.random.default_rng(seed)
+    x = rng.random((n, space.dim))
+    y = np.asarray(problem.fn(jax.numpy.asarray(x)))
+    cfg = loop.Settings(inference=inference, seed=seed, **settings)
+    state = loop.init(space.dim)._replace(x=x, y=y, n_suggested=n)
+    calls = []
+    for _ in range(2 + repeats):
+        start = time.perf_counter()
+        state, _, info = loop.suggest(cfg, space, state)
+        calls.append(time.perf_counter() - start)
+        state = state._replace(pending=state.pending[:0])  # keep N fixed: forget the suggestion
+    steady = float(np.median(calls[2:]))
+    return {"method": f"jbo gp-{inference}", "n": n, "seconds_per_suggestion": steady,
+            "first_call_seconds": calls[0], "second_call_seconds": calls[1],
+            "compile_seconds": max(0.0, calls[0] - steady) + max(0.0, calls[1] - steady),
+            "fit_seconds": info.get("fit_seconds"), "acquisition_seconds": info.get("acquisition_seconds"),
+            "n_pad": info.get("n_pad"), "samples": 1 if inference == "map" else cfg.num_samples}
+
+
+def time_peer(peer: str, n: int, repeats: int = 3):
+    import peers
+
+    fn = {"optuna": peers.time_optuna_gp, "botorch": peers.time_botorch}[peer]
+    r = fn(n, repeats=repeats)
+    return {"method": r["peer"], "n": n, "seconds_per_suggestion": r["seconds_per_suggestion"]}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 200, 400, 800, 1600])
+    parser.add_argument("--methods", nargs="+", default=["map", "slice", "optuna", "botorch"],
+                        choices=["map", "slice", "nuts", "optuna", "botorch"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--max-seconds", type=float, default=120.0,
+                        help="stop a method at larger N once one suggestion exceeds this")
+    args = parser.parse_args(argv)
+    _common.setup(cache=False)  # compile times are part of what is measured
+    rows, stopped = [], set()
+    for n in args.n:
+        for method in args.methods:
+            if method in stopped:
+                continue
+            r = time_jbo(method, n, args.repeats) if method in ("map", "slice", "nuts") else time_peer(method, n, args.repeats)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+            if r["seconds_per_suggestion"] > args.max_seconds:
+                stopped.add(method)
+    os.makedirs(_common.RESULTS, exist_ok=True)
+    json.dump(rows, open(os.path.join(_common.RESULTS, "bench_suggest.json"), "w"), indent=1)
+    write_report(rows, args)
+
+
+def write_report(rows, args):
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    ns = sorted({r["n"] for r in rows})
+    get = {(r["method"], r["n"]): r for r in rows}
+    lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header(),
+             f"Median of {args.repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
+             " maximisation, float64, default settings: slice = 10 samples after 5 warm-started sweeps; MAP = L-BFGS"
+             " from the last estimate plus one prior draw). Peers measured in the same process, same N.", "",
+             "| method | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|" + "---|" * len(ns)]
+    for m in methods:
+        cells = [f"{get[(m, n)]['seconds_per_suggestion']:.3f} s" if (m, n) in get else "–" for n in ns]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    lines += ["", "Compile time at a new padded size (jbo; first two calls minus two steady calls: the cold fit"
+              " with burn-in, the warm fit and the proposal program):", "",
+              "| method | " + " | ".join(f"N={n} (pad)" for n in ns) + " |", "|---|" + "---|" * len(ns)]
+    for m in methods:
+        if not m.startswith("jbo"):
+            continue
+        cells = [f"{get[(m, n)]['compile_seconds']:.1f} s ({get[(m, n)]['n_pad']})" if (m, n) in get else "–"
+                 for n in ns]
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    _common.update_section("bench_suggest", "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
