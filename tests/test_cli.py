@@ -1,0 +1,211 @@
+"""The ``jbo`` command line, called in-process through ``jbo.cli.main``.
+
+Fast tests use ``--model random`` (no model to compile) to exercise the command plumbing; the GP
+runs compile the model's programs (tens of seconds on a busy 2-core machine) and are marked slow.
+"""
+
+import json
+import os
+
+import pytest
+
+from jbo import cli
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JBO_NO_CACHE", "1")  # never write the user's ~/.cache from the tests
+
+
+def read_journal(out):
+    with open(os.path.join(out, "journal.jsonl")) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def read_results(out):
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f)
+
+
+def run(*argv):
+    return cli.main(["run", "--quiet", *argv])
+
+
+def test_problems_lists_branin(capsys):
+    assert cli.main(["problems"]) == 0
+    out = capsys.readouterr().out
+    assert "branin" in out and "hartmann6" in out
+    assert "0.3978873577" in out and "[-5, 10] x [0, 15]" in out
+
+
+@pytest.mark.parametrize("option, bad, valid", [
+    ("--problem", "braninn", ["branin", "hartmann6", "rosenbrock"]),
+    ("--model", "gpp", ["gp", "random"]),
+    ("--inference", "hmc", ["slice", "nuts", "map"]),
+    ("--acquisition", "eii", ["ei", "logei", "pi", "ucb", "thompson"]),
+])
+def test_invalid_names_exit_2_listing_choices(capsys, option, bad, valid):
+    with pytest.raises(SystemExit) as err:
+        cli.main(["run", option, bad])
+    assert err.value.code == 2
+    message = capsys.readouterr().err
+    assert "invalid choice" in message and bad in message
+    for name in valid:
+        assert repr(name) in message
+
+
+def test_invalid_dim_exits_2(capsys):
+    with pytest.raises(SystemExit) as err:
+        cli.main(["run", "--problem", "branin", "--dim", "3"])
+    assert err.value.code == 2
+    assert "fixed-dimension" in capsys.readouterr().err
+
+
+def test_run_writes_outputs(capsys):
+    out = "runs/a"
+    assert run("--model", "random", "--budget", "5", "--seed", "3", "--out", out) == 0
+    printed = capsys.readouterr().out
+    for name in ("journal.jsonl", "results.json", "convergence.png"):
+        assert os.path.isfile(os.path.join(out, name)), name
+        assert os.path.join(out, name) in printed
+    with open(os.path.join(out, "convergence.png"), "rb") as f:
+        assert f.read(8) == PNG_MAGIC
+    for column in ("problem", "model", "inference", "budget", "best value", "optimum", "simple regret",
+                   "time [s]", "failures"):
+        assert column in printed
+    records = read_journal(out)
+    assert records[0]["type"] == "settings" and records[0]["settings"]["model"] == "random"
+    observations = [r for r in records[1:] if r["type"] == "observation"]
+    assert len(observations) == 5 == len(records) - 1
+    results = read_results(out)
+    assert results["status"] == "complete"
+    assert (results["problem"], results["model"], results["seed"], results["n_evaluations"]) == ("branin", "random", 3, 5)
+    assert results["failures"] == 0
+    values = [r["value"] for r in observations]
+    assert results["best_value"] == pytest.approx(min(values))
+    assert results["simple_regret"] == pytest.approx(min(values) - 0.39788735772973816)
+    assert results["simple_regret"] >= 0 and results["seconds"] > 0
+    assert set(results["best_config"]) == {"x1", "x2"}
+    assert len(results["suggestions"]) == 5
+
+
+def test_default_out_directory_names_the_run():
+    assert run("--model", "random", "--problem", "rosenbrock", "--dim", "3", "--budget", "2") == 0
+    out = os.path.join("runs", "rosenbrock-d3-random-slice-s0")
+    results = read_results(out)
+    assert results["dim"] == 3 and results["problem"] == "rosenbrock"
+    assert len(read_journal(out)[1]["config"]) == 3
+
+
+def test_existing_run_needs_resume_then_resume_appends_only_missing(capsys):
+    out = "runs/r"
+    assert run("--model", "random", "--budget", "4", "--out", out) == 0
+    first = read_journal(out)
+    with pytest.raises(SystemExit) as err:
+        run("--model", "random", "--budget", "4", "--out", out)
+    assert err.value.code == 2
+    message = capsys.readouterr().err
+    assert "--resume" in message and "--out" in message
+    assert read_journal(out) == first  # untouched
+
+    assert run("--resume", "--budget", "7", "--out", out) == 0
+    after = read_journal(out)
+    assert after[: len(first)] == first
+    assert len(after) == 1 + 7 and sum(r["type"] == "settings" for r in after) == 1
+    results = read_results(out)
+    assert results["n_evaluations"] == 7 and results["model"] == "random"
+    assert len(results["suggestions"]) == 7  # 4 from the first invocation, 3 from the resumed one
+
+    # Resuming a finished run evaluates nothing more.
+    assert run("--resume", "--budget", "7", "--out", out) == 0
+    assert read_journal(out) == after
+
+
+def test_resume_rejects_conflicting_settings(capsys):
+    out = "runs/c"
+    assert run("--model", "random", "--budget", "2", "--out", out) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as err:
+        run("--resume", "--model", "gp", "--budget", "3", "--out", out)
+    assert err.value.code == 2
+    assert "--model 'gp'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run("--resume", "--problem", "hartmann3", "--budget", "3", "--out", out)
+    assert len(read_journal(out)) == 1 + 2
+
+
+def test_plot_writes_png(capsys):
+    for seed in (0, 1):
+        assert run("--model", "random", "--budget", "4", "--seed", str(seed), "--out", f"runs/s{seed}") == 0
+    assert run("--model", "random", "--problem", "hartmann3", "--budget", "3", "--out", "runs/h") == 0
+    capsys.readouterr()
+    assert cli.main(["plot", "runs/s0", "runs/s1", "--out", "figs/cmp.png"]) == 0
+    printed = capsys.readouterr().out
+    assert "figs/cmp.png" in printed and "random/slice" in printed
+    with open("figs/cmp.png", "rb") as f:
+        assert f.read(8) == PNG_MAGIC
+    # Runs of different problems share a regret axis; the default output name is used.
+    assert cli.main(["plot", "runs/s0", "runs/h"]) == 0
+    assert os.path.isfile("jbo-convergence.png")
+
+
+def test_plot_without_journal_exits_2(capsys):
+    os.makedirs("empty")
+    with pytest.raises(SystemExit) as err:
+        cli.main(["plot", "empty"])
+    assert err.value.code == 2
+    assert "journal.jsonl" in capsys.readouterr().err
+
+
+def test_configure_jax_cache(monkeypatch, tmp_path):
+    import jax
+
+    assert cli.configure_jax() is None  # JBO_NO_CACHE is set by the fixture
+    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
+    if before[0]:
+        pytest.skip("a JAX compilation cache is already configured in this process")
+    monkeypatch.delenv("JBO_NO_CACHE")
+    monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "cache"))
+    try:
+        assert cli.configure_jax() == str(tmp_path / "cache")
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "cache")
+        assert jax.config.jax_persistent_cache_min_compile_time_secs == 0.5
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before[0])
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
+
+
+def test_limit_blas_threads():
+    assert cli.limit_blas_threads(user_set=True) == []  # the user's OPENBLAS_NUM_THREADS wins
+    if not os.path.exists("/proc/self/maps"):
+        pytest.skip("run-time thread limiting is Linux-only")
+    changed = cli.limit_blas_threads(user_set=False)  # numpy/scipy/jax have loaded OpenBLAS by now
+    assert changed and all("openblas" in name.lower() for name in changed)
+
+
+@pytest.mark.slow
+def test_run_gp_map_and_resume():
+    out = "runs/gp"
+    assert run("--inference", "map", "--budget", "6", "--n-init", "5", "--out", out) == 0
+    results = read_results(out)
+    assert results["status"] == "complete" and results["n_evaluations"] == 6
+    assert results["settings"]["inference"] == "map" and results["settings"]["n_init"] == 5
+    assert results["suggestions"][-1]["phase"] == "model"
+    assert results["suggestions"][-1]["fit_seconds"] > 0
+    assert len(read_journal(out)) == 1 + 6
+    assert run("--resume", "--budget", "7", "--out", out) == 0
+    assert len(read_journal(out)) == 1 + 7
+    assert read_results(out)["best_value"] <= results["best_value"]
+
+
+@pytest.mark.slow
+def test_default_run_without_arguments(capsys):
+    assert cli.main(["run", "--quiet"]) == 0
+    out = os.path.join("runs", "branin-gp-slice-s0")
+    results = read_results(out)
+    assert (results["problem"], results["model"], results["inference"], results["budget"]) == ("branin", "gp", "slice", 30)
+    assert results["n_evaluations"] == 30
+    assert results["simple_regret"] < 0.5  # 30 evaluations of GP-EI get close to Branin's optimum
