@@ -6,8 +6,16 @@ underneath (kernels, models, inference, acquisitions, the acquisition optimizer)
 functions meant to be composed directly.
 """
 
-from jbo.optimizer import Optimizer, Result, minimize
-from jbo.spaces import Categorical, Integer, Real, Space
+import os as _os
+
+# JAX's CPU Cholesky and triangular solves run in OpenBLAS, whose threads made them up to 50x
+# slower on a busy 2-core machine (JAX-NOTES.md). One thread is the right default for the small
+# dense problems of BO; it only takes effect if numpy was not imported before jbo, and an explicit
+# OPENBLAS_NUM_THREADS from the user wins.
+_os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from jbo.optimizer import Optimizer, Result, minimize  # noqa: E402
+from jbo.spaces import Categorical, Integer, Real, Space  # noqa: E402
 
 __all__ = ["Space", "Real", "Integer", "Categorical", "Optimizer", "minimize", "Result"]
 __version__ = "0.1.0"

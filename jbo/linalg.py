@@ -35,18 +35,18 @@ def cholesky(matrix, jitter: float = 1e-8, max_tries: int = 6):
     if max_tries == 0:
         return jnp.linalg.cholesky(matrix + jitter * eye)
 
-    # One factorisation site inside the loop (not one before it and one in it): XLA compile time on
-    # CPU grows with every copy of the factorisation.
     def failed(state):
         factor, tries, _ = state
-        return (tries == 0) | (jnp.any(jnp.isnan(factor)) & (tries <= max_tries))
+        return jnp.any(jnp.isnan(factor)) & (tries < max_tries)
 
-    def attempt(state):
+    def retry(state):
         _, tries, current = state
-        return jnp.linalg.cholesky(matrix + current * eye), tries + 1, current * 10.0
+        current = current * 10.0
+        return jnp.linalg.cholesky(matrix + current * eye), tries + 1, current
 
-    init = (jnp.full_like(matrix, jnp.nan), 0, jnp.asarray(jitter, matrix.dtype))
-    factor, _, _ = jax.lax.while_loop(failed, attempt, init)
+    # The first attempt sits outside the loop, so the common case (success) runs zero iterations.
+    first = jnp.linalg.cholesky(matrix + jitter * eye)
+    factor, _, _ = jax.lax.while_loop(failed, retry, (first, 0, jnp.asarray(jitter, matrix.dtype)))
     return factor
 
 
