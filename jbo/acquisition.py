@@ -42,9 +42,11 @@ def log_h(z):
     threshold = -30.0 if jnp.result_type(z, float) == jnp.float64 else -10.0
     # Each branch gets an input clamped into its own range so no branch makes a nan/inf gradient
     # that ``where`` would then propagate.
-    z_hi = jnp.maximum(z, -1.0)
-    z_mid = jnp.clip(z, threshold, -1.0)
-    z_far = jnp.minimum(z, threshold)
+    # (``where`` rather than ``maximum``/``clip``: those split the gradient in half at a tie, which
+    # would halve d log h / dz exactly at the branch points.)
+    z_hi = jnp.where(z > -1.0, z, -1.0)
+    z_mid = jnp.where(z > -1.0, -1.0, jnp.where(z > threshold, z, threshold))
+    z_far = jnp.where(z > threshold, threshold, z)
     direct = jnp.log(z_hi * ndtr(z_hi) + jnp.exp(-0.5 * z_hi**2 - _LOG_2PI_HALF))
     mid = -0.5 * z_mid**2 - _LOG_2PI_HALF + _log1mexp(
         jnp.log(erfcx(-z_mid / math.sqrt(2.0)) * jnp.abs(z_mid)) + _LOG_PI_2_HALF)
