@@ -60,7 +60,7 @@ def bucket_size(n: int, minimum: int = 16, steps_per_octave: int = 2, fine_above
     """Smallest bucket ``>= n``: the padded size observation buffers are compiled for.
 
     Up to ``fine_above`` the sizes are ``minimum * 2**(k / steps_per_octave)`` rounded up to a multiple
-    of 8: with the defaults 16, 24, 32, 48, 64, 96, 128, 192, 256, so a run to 200 observations
+    of 8: with the defaults 16, 24, 32, 48, 64, 96, 128, 184, 256, so a run to 200 observations
     compiles 9 shapes. Above, where a GP's ``O(N^3)`` work dwarfs compilation, buckets are eight per
     octave (multiples of ``2**floor(log2 n) / 8``: ..., 768, 896, 1024, 1280, ...), wasting at most
     12.5 % of the rows instead of 50 %.

@@ -26,7 +26,7 @@ def cholesky(matrix, jitter: float = 1e-8, max_tries: int = 6):
 
     Args:
       matrix: ``(n, n)`` symmetric matrix.
-      jitter: first diagonal jitter.
+      jitter: first diagonal jitter (must be > 0 for escalation to help: 0 * 10 = 0).
       max_tries: number of escalations after the first attempt (0: plain Cholesky, no loop).
     Returns:
       ``(n, n)`` lower-triangular factor.

@@ -6,6 +6,7 @@ the history in user units and owns the journal.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import time
@@ -106,11 +107,19 @@ class Optimizer:
 
     @staticmethod
     def _truncate_partial(path):
-        """Drop a half-written final line so that appends start on a fresh line."""
+        """Make appends start on a fresh line: terminate a complete final record that lacks only its
+        newline (:func:`jbo.journal.read` kept it), drop a half-written one (it was ignored)."""
         with open(path, "rb+") as f:
             data = f.read()
-            if data and not data.endswith(b"\n"):
-                f.truncate(data.rfind(b"\n") + 1)
+            if not data or data.endswith(b"\n"):
+                return
+            tail = data[data.rfind(b"\n") + 1:]
+            try:
+                json.loads(tail)
+            except ValueError:
+                f.truncate(len(data) - len(tail))
+            else:
+                f.write(b"\n")
 
     # -- ask / tell ---------------------------------------------------------------------------------
     def ask(self, n: int | None = None):
