@@ -54,6 +54,8 @@ A parameter object does not know its own name, so ``Real(2, 1)`` itself raises
 
 from __future__ import annotations
 
+import abc
+
 import difflib
 import json
 import math
@@ -85,7 +87,7 @@ def _check_flag(log: Any) -> bool:
     return bool(log)
 
 
-class _Param:
+class _Param(abc.ABC):
     """Protocol shared by the parameter types (kept small so ``Space`` can compose them).
 
     * ``width``: number of encoded columns.
@@ -99,17 +101,21 @@ class _Param:
     width: int = 1
     __slots__ = ()
 
-    def check_value(self, value: Any) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def check_value(self, value: Any) -> Any:
+        """See the class docstring."""
 
-    def encode_values(self, values: Sequence[Any]) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def encode_values(self, values: Sequence[Any]) -> np.ndarray:
+        """See the class docstring."""
 
-    def decode_values(self, U: np.ndarray) -> list:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def decode_values(self, U: np.ndarray) -> list:
+        """See the class docstring."""
 
-    def to_dict(self) -> dict:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def to_dict(self) -> dict:
+        """See the class docstring."""
 
     # single-value conveniences, defined through the vectorised maps so the two always agree
     def encode(self, value: Any) -> np.ndarray:
