@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -30,7 +30,6 @@ from jbo.models.gp import exact_gp
 from jbo.optimize import MaximizeConfig, local_anchors, maximize
 from jbo.spaces import Space
 
-MODELS = ("gp", "random")
 ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
 FAILURE_POLICIES = ("worst", "ignore")
 
@@ -122,14 +121,15 @@ class LoopState(NamedTuple):
       x: ``(N, D)`` encoded evaluated points (successes and failures).
       y: ``(N,)`` user-scale values, ``nan`` for failures.
       pending: ``(P, D)`` encoded points suggested but not yet observed.
-      samples: last hyperparameter samples (warm start), or ``None``.
+      model_state: what the model carries from one suggestion to the next (the last hyperparameter
+        samples as warm start; trained network weights), or ``None`` before the first fit.
       n_suggested: suggestions made so far (drives the seed stream and the Sobol design).
     """
 
     x: np.ndarray
     y: np.ndarray
     pending: np.ndarray
-    samples: Any
+    model_state: Any
     n_suggested: int
 
 
@@ -141,10 +141,10 @@ def init(dim: int) -> LoopState:
 
 @functools.lru_cache(maxsize=32)
 def make_surrogate(model: str, kernel: str, warp: bool) -> Surrogate:
-    """The surrogate for a setting (cached: jitted programs are keyed on the surrogate's identity)."""
+    """The exact-GP surrogate for a setting (cached: jitted programs are keyed on the surrogate's identity)."""
     if model == "gp":
         return exact_gp(make_kernel(kernel, warp=warp))
-    raise ValueError(f"model {model!r} has no surrogate")
+    raise ValueError(f"model {model!r} has no exact-GP surrogate")
 
 
 def _key(settings: Settings, n: int):
@@ -166,6 +166,39 @@ def training_data(settings: Settings, state: LoopState):
         y = np.concatenate([y, np.full((~ok).sum(), y.max())])
     standardizer = Standardizer.fit(y)
     return x, standardizer.forward(y), standardizer
+
+
+class Context(NamedTuple):
+    """What every model's proposer gets for one suggestion (built once by :func:`suggest`).
+
+    Attributes:
+      key_fit, key_acq: PRNG keys for the fit and for the acquisition.
+      x_train: ``(n, D)`` encoded training inputs; y_std: ``(n,)`` standardised targets.
+      data: the same, padded to a bucketed size (:func:`jbo.data.pad_data`).
+      anchors: ``(A, D)`` starting candidates of the acquisition search (Sobol + around the best).
+      best: incumbent on the standardised scale.
+      pending_x, pending_mask: padded pending points, or ``None``.
+      dtype: the model's float dtype.
+    """
+
+    key_fit: Any
+    key_acq: Any
+    x_train: np.ndarray
+    y_std: np.ndarray
+    data: Any
+    anchors: jnp.ndarray
+    best: jnp.ndarray
+    pending_x: Any
+    pending_mask: Any
+    dtype: Any
+
+
+class Proposal(NamedTuple):
+    """A proposer's answer: the encoded point ``x (D,)``, the model state to carry, diagnostics."""
+
+    x: np.ndarray
+    model_state: Any
+    info: dict
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "acquisition", "ucb_beta", "config"))
@@ -196,8 +229,9 @@ def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, an
     return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
 
 
-def _fit(settings: Settings, state: LoopState, surrogate: Surrogate, data, key):
-    first = state.samples is None
+def infer_hyperparameters(settings: Settings, previous, surrogate: Surrogate, data, key):
+    """Hyperparameter samples by ``settings.inference``, warm-started from ``previous`` samples."""
+    first = previous is None
     if settings.inference == "map":
         # A cold start explores several prior draws; later fits refine the last estimate, which
         # converges in a few L-BFGS steps and is what keeps MAP cheap at large N.
@@ -205,7 +239,58 @@ def _fit(settings: Settings, state: LoopState, surrogate: Surrogate, data, key):
     else:
         options = dict(num_samples=settings.num_samples, thin=settings.thin,
                        num_warmup=settings.num_burnin if first else settings.num_warmup)
-    return inference.infer(key, surrogate, data, settings.inference, previous=state.samples, **options)
+    return inference.infer(key, surrogate, data, settings.inference, previous=previous, **options)
+
+
+def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrogate]):
+    """A proposer for any surrogate whose hyperparameters are all inferred (GP, arc GP, ...).
+
+    Args:
+      surrogate_for: ``(settings, space) -> Surrogate`` (cache it: jitted programs key on it).
+    Returns:
+      ``proposer(settings, space, context, previous_samples) -> Proposal``.
+    """
+
+    def proposer(settings: Settings, space: Space, ctx: Context, previous) -> Proposal:
+        surrogate = surrogate_for(settings, space)
+        t0 = time.perf_counter()
+        samples = infer_hyperparameters(settings, previous, surrogate, ctx.data, ctx.key_fit)
+        jax.block_until_ready(samples.z)
+        t1 = time.perf_counter()
+        x, score = propose(ctx.key_acq, surrogate, samples.params, ctx.data, ctx.pending_x, ctx.pending_mask,
+                           ctx.anchors, ctx.best, acquisition=settings.acquisition,
+                           ucb_beta=float(settings.ucb_beta), config=settings.maximize)
+        info = dict(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
+                    **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
+        return Proposal(np.asarray(x, dtype=np.float64), samples, info)
+
+    return proposer
+
+
+# Each model-based search is a proposer ``(settings, space, context, previous_state) -> Proposal``;
+# "random" needs none. New models register here.
+MODELS: dict[str, Callable | None] = {
+    "gp": sampled_surrogate_proposer(lambda s, space: make_surrogate(s.model, s.kernel, s.warp)),
+    "random": None,
+}
+
+
+def _context(settings: Settings, space: Space, state: LoopState, train, key_fit, key_acq, rng) -> Context:
+    dtype = jnp.float64 if settings.dtype == "float64" else jnp.float32
+    x_train, y_std, _ = train
+    cfg = settings.maximize
+    order = np.argsort(y_std)[: max(1, min(5, len(y_std)))]
+    anchors = np.concatenate([
+        space.sobol(cfg.num_anchors, seed=int(rng.integers(2**31))),
+        local_anchors(rng, x_train[order], cfg.num_local, cfg.local_scale),
+    ])
+    pending_x = pending_mask = None
+    if len(state.pending):
+        size = bucket_size(len(state.pending), minimum=4)
+        padded = pad_data(state.pending, np.zeros(len(state.pending)), size=size, dtype=dtype)
+        pending_x, pending_mask = padded.x, padded.mask
+    return Context(key_fit, key_acq, x_train, y_std, pad_data(x_train, y_std, dtype=dtype),
+                   jnp.asarray(anchors, dtype), jnp.asarray(np.min(y_std), dtype), pending_x, pending_mask, dtype)
 
 
 def suggest(settings: Settings, space: Space, state: LoopState) -> tuple[LoopState, np.ndarray, dict]:
@@ -232,32 +317,11 @@ def suggest(settings: Settings, space: Space, state: LoopState) -> tuple[LoopSta
         design = space.sobol(max(n_init, state.n_suggested + 1), seed=settings.seed)
         x, info["phase"] = design[state.n_suggested], "initial"
     else:
-        dtype = jnp.float64 if settings.dtype == "float64" else jnp.float32
-        x_train, y_std, _ = train
-        data = pad_data(x_train, y_std, dtype=dtype)
-        surrogate = make_surrogate(settings.model, settings.kernel, settings.warp)
-        t0 = time.perf_counter()
-        samples = _fit(settings, state, surrogate, data, k_fit)
-        jax.block_until_ready(samples.z)
-        t1 = time.perf_counter()
-        cfg = settings.maximize
-        order = np.argsort(y_std)[: max(1, min(5, len(y_std)))]
-        anchors = np.concatenate([
-            space.sobol(cfg.num_anchors, seed=int(rng.integers(2**31))),
-            local_anchors(rng, x_train[order], cfg.num_local, cfg.local_scale),
-        ])
-        pending_x = pending_mask = None
-        if len(state.pending):
-            size = bucket_size(len(state.pending), minimum=4)
-            padded = pad_data(state.pending, np.zeros(len(state.pending)), size=size, dtype=dtype)
-            pending_x, pending_mask = padded.x, padded.mask
-        x, score = propose(k_acq, surrogate, samples.params, data, pending_x, pending_mask,
-                           jnp.asarray(anchors, dtype), jnp.asarray(np.min(y_std), dtype),
-                           acquisition=settings.acquisition, ucb_beta=float(settings.ucb_beta), config=cfg)
-        x = np.asarray(x, dtype=np.float64)
-        info.update(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
-                    n_pad=int(data.x.shape[0]), **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
-        state = state._replace(samples=samples)
+        ctx = _context(settings, space, state, train, k_fit, k_acq, rng)
+        proposal = MODELS[settings.model](settings, space, ctx, state.model_state)
+        x = proposal.x
+        info.update(n_pad=int(ctx.data.x.shape[0]), **proposal.info)
+        state = state._replace(model_state=proposal.model_state)
     x = space.round_trip(np.clip(x, 0.0, 1.0)[None])[0]
     state = state._replace(pending=np.concatenate([state.pending, x[None]]), n_suggested=state.n_suggested + 1)
     return state, x, info

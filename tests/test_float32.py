@@ -18,7 +18,7 @@ opt = jbo.Optimizer(p.space(), inference="map", seed=0, n_init=5, dtype="float32
 for _ in range(9):
     c = opt.ask()
     opt.tell(c, p.evaluate(c))
-params = opt.state.samples.params
+params = opt.state.model_state.params
 dtypes = sorted({str(l.dtype) for l in jax.tree_util.tree_leaves(params)})
 print(json.dumps({"best": opt.best[1], "x64": jax.config.jax_enable_x64, "dtypes": dtypes,
                   "phase": opt.last_info["phase"]}))
