@@ -25,6 +25,11 @@ ALL_NAMES = [
     "repeated_branin",
     "repeated_hartmann6",
     "rosenbrock",
+    # Pethick (2018), more in tests/test_benchmarks_pethick.py
+    "corana",
+    "dolan",
+    "lennard_jones6",
+    "sinone",
 ]
 
 # every problem at its default dimension, plus a few dimensions of the scalable ones

@@ -272,6 +272,12 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "repeated_hartmann6": repeated_hartmann6,
 }
 
+# Pethick (2018)'s benchmarks (SinOne and its embeddings, Corana, Dolan, LennardJones6) live in
+# their own module, which builds on Problem and the helpers above: imported here, at the end.
+from jbo.benchmarks import pethick as _pethick  # noqa: E402
+
+PROBLEMS.update(_pethick.PROBLEMS)
+
 
 def list_problems() -> list[str]:
     """Names of the registered problems, sorted."""
