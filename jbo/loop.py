@@ -25,6 +25,7 @@ from jbo import acquisition as acq
 from jbo import inference
 from jbo.data import Standardizer, bucket_size, pad_data
 from jbo.kernels import KERNELS, make_kernel
+from jbo.models import blr, dngo
 from jbo.models.base import Surrogate
 from jbo.models.gp import exact_gp
 from jbo.optimize import MaximizeConfig, local_anchors, maximize
@@ -59,6 +60,13 @@ class Settings:
       failures: how failed evaluations enter the model: ``"worst"`` imputes the worst successful
         value there (steers the search away from crashing regions), ``"ignore"`` leaves them out.
       maximize: sizes of the acquisition search.
+      n_networks: ensemble size ``E`` of ``model="ensemble"`` (default 5; ``model="dngo"`` is one network).
+      aggregator: how an ensemble combines its members' acquisitions (Pethick 2018, eq. 30): ``"mean"``,
+        ``"median"``, ``"max"`` or a quantile level in ``[0, 1]``.
+      training: network training mode of DNGO models: ``"retrain-reset"``, ``"retrain"`` or ``"fixed"``.
+      quadratic_prior: DNGO's quadratic prior mean (Snoek et al. 2015, eq. 9); ``False``: a constant.
+      network: the basis network and its training (:class:`jbo.models.dngo.NetworkConfig`; a dict of
+        its fields is accepted).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
     """
 
@@ -77,6 +85,11 @@ class Settings:
     ucb_beta: float = 2.0
     failures: str = "worst"
     maximize: MaximizeConfig = MaximizeConfig()
+    n_networks: int | None = None
+    aggregator: str | float = "mean"
+    training: str = "retrain-reset"
+    quadratic_prior: bool = True
+    network: dngo.NetworkConfig = dngo.NetworkConfig()
     dtype: str = "float64"
 
     def __post_init__(self):
@@ -88,6 +101,19 @@ class Settings:
         _check_choice("dtype", self.dtype, ("float64", "float32"))
         if isinstance(self.maximize, dict):
             object.__setattr__(self, "maximize", MaximizeConfig(**self.maximize))
+        network = self.network._asdict() if isinstance(self.network, dngo.NetworkConfig) else self.network
+        if not isinstance(network, dict):
+            raise ValueError(f"network must be a dict of NetworkConfig fields, got {type(self.network).__name__}")
+        object.__setattr__(self, "network", dngo.NetworkConfig.create(**network))
+        object.__setattr__(self, "aggregator", dngo.check_aggregator(self.aggregator))
+        _check_choice("training", self.training, dngo.TRAINING_MODES)
+        if not isinstance(self.quadratic_prior, bool):
+            raise ValueError(f"quadratic_prior must be true or false, got {self.quadratic_prior!r}")
+        if self.n_networks is not None and (isinstance(self.n_networks, bool) or int(self.n_networks) != self.n_networks
+                                            or int(self.n_networks) < 1):
+            raise ValueError(f"n_networks must be a positive integer, got {self.n_networks!r}")
+        if self.model == "dngo" and self.n_networks not in (None, 1):
+            raise ValueError(f"model 'dngo' is one network; use model='ensemble' for n_networks={self.n_networks}")
         for field in ("num_samples", "thin", "map_restarts"):
             if int(getattr(self, field)) < 1:
                 raise ValueError(f"{field} must be >= 1, got {getattr(self, field)!r}")
@@ -97,12 +123,18 @@ class Settings:
         if self.n_init is not None and int(self.n_init) < 1:
             raise ValueError(f"n_init must be >= 1, got {self.n_init!r}")
 
+    @property
+    def ensemble_size(self) -> int:
+        """Networks of a DNGO model: 1 for ``"dngo"``, ``n_networks`` (default 5) for ``"ensemble"``."""
+        return 1 if self.model == "dngo" else int(self.n_networks or 5)
+
     def initial_size(self, dim: int) -> int:
         return int(self.n_init) if self.n_init is not None else max(5, dim + 1)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["maximize"] = self.maximize._asdict()
+        d["network"] = {**self.network._asdict(), "hidden": list(self.network.hidden)}
         return d
 
     @classmethod
@@ -267,10 +299,51 @@ def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrog
     return proposer
 
 
+@functools.lru_cache(maxsize=8)
+def _blr_surrogate(quadratic: bool) -> Surrogate:
+    return blr.blr_surrogate(quadratic=quadratic)
+
+
+def _infer_members(settings: Settings, surrogate: Surrogate, stats, key, previous):
+    """BLR hyperparameter samples for every ensemble member (``vmap`` over the leading axis)."""
+    keys = jax.random.split(key, jax.tree_util.tree_leaves(stats)[0].shape[0])
+    if previous is None:
+        return jax.vmap(lambda k, s: infer_hyperparameters(settings, None, surrogate, s, k))(keys, stats)
+    return jax.vmap(lambda k, s, p: infer_hyperparameters(settings, p, surrogate, s, k))(keys, stats, previous)
+
+
+def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> Proposal:
+    """DNGO (Snoek et al. 2015) and its ensembles (Pethick 2018): train the basis networks, sample the
+    BLR hyperparameters per member, maximise the aggregated integrated acquisition."""
+    config, data = settings.network, ctx.data
+    k_train, k_infer = jax.random.split(ctx.key_fit)
+    t0 = time.perf_counter()
+    weights, loss = dngo.fit_basis(k_train, config, settings.training, settings.ensemble_size,
+                                   None if previous is None else previous.weights, data.x, data.y, data.mask)
+    stats = dngo.ensemble_stats(weights, data.x, data.y, data.mask, config=config)
+    jax.block_until_ready(stats)
+    t1 = time.perf_counter()
+    surrogate = _blr_surrogate(settings.quadratic_prior)
+    samples = _infer_members(settings, surrogate, stats, k_infer, None if previous is None else previous.samples)
+    jax.block_until_ready(samples.z)
+    t2 = time.perf_counter()
+    x, score = dngo.propose(ctx.key_acq, weights, samples.params, stats, ctx.pending_x, ctx.pending_mask,
+                            ctx.anchors, ctx.best, config=config, surrogate=surrogate,
+                            acquisition=settings.acquisition, ucb_beta=float(settings.ucb_beta),
+                            aggregator=settings.aggregator, maximize_config=settings.maximize)
+    info = dict(train_seconds=t1 - t0, fit_seconds=t2 - t0, acquisition_seconds=time.perf_counter() - t2,
+                score=float(score), **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
+    if loss is not None:
+        info["train_loss"] = np.asarray(loss).tolist()
+    return Proposal(np.asarray(x, dtype=np.float64), dngo.EnsembleState(weights, samples), info)
+
+
 # Each model-based search is a proposer ``(settings, space, context, previous_state) -> Proposal``;
 # "random" needs none. New models register here.
 MODELS: dict[str, Callable | None] = {
     "gp": sampled_surrogate_proposer(lambda s, space: make_surrogate(s.model, s.kernel, s.warp)),
+    "dngo": dngo_proposer,
+    "ensemble": dngo_proposer,
     "random": None,
 }
 
@@ -313,8 +386,9 @@ def suggest(settings: Settings, space: Space, state: LoopState) -> tuple[LoopSta
     if settings.model == "random":
         x, info["phase"] = rng.random(space.dim), "random"
     elif state.n_suggested < n_init or train is None:
-        # The initial design: the next point of one scrambled Sobol sequence per seed.
-        design = space.sobol(max(n_init, state.n_suggested + 1), seed=settings.seed)
+        # The initial design: the next point of one scrambled Sobol sequence per seed (for a
+        # conditional space, first one random point per leaf: Space.initial_points).
+        design = space.initial_points(max(n_init, state.n_suggested + 1), seed=settings.seed)
         x, info["phase"] = design[state.n_suggested], "initial"
     else:
         ctx = _context(settings, space, state, train, k_fit, k_acq, rng)
@@ -327,12 +401,32 @@ def suggest(settings: Settings, space: Space, state: LoopState) -> tuple[LoopSta
     return state, x, info
 
 
-def observe(state: LoopState, x: np.ndarray, value: float | None) -> LoopState:
-    """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure); clears it from pending."""
+def encode_observation(settings: Settings, space: Space, config: dict, index: int) -> np.ndarray:
+    """Encoded training row ``(D,)`` of the ``index``-th observed configuration.
+
+    The columns of parameters inactive in ``config`` (conditional spaces) are filled with uniform
+    noise from a generator seeded by ``(seed, index)``, so a resumed run rebuilds the same rows.
+    That is the "GP with irrelevant dimensions filled randomly" baseline of Swersky et al. (2014)
+    for ``model="gp"``; models that know the structure (relevance mask, per-leaf GPs) ignore
+    those columns.
+    """
+    return space.encode(config, fill=np.random.default_rng([int(settings.seed), int(index)]))
+
+
+def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.ndarray | None = None) -> LoopState:
+    """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure); clears it from pending.
+
+    ``active`` ``(D,)`` (e.g. ``space.relevance(x)``) restricts the match with the pending points to
+    the columns of active parameters: inactive columns hold fill values that differ between the
+    suggestion and the observation.
+    """
     value = np.nan if value is None or not np.isfinite(value) else float(value)
     pending = state.pending
     if len(pending):
-        match = np.flatnonzero(np.all(np.abs(pending - x[None]) < 1e-9, axis=1))
+        close = np.abs(pending - x[None]) < 1e-9
+        if active is not None:
+            close |= np.asarray(active)[None] == 0
+        match = np.flatnonzero(np.all(close, axis=1))
         if len(match):
             pending = np.delete(pending, match[0], axis=0)
     return state._replace(x=np.concatenate([state.x, x[None]]), y=np.append(state.y, value), pending=pending)

@@ -1,0 +1,323 @@
+"""DNGO: a neural network's last hidden layer as the basis of a Bayesian linear regression.
+
+Snoek et al. (2015), "Scalable Bayesian optimization using deep neural networks", §3: a tanh MLP
+(3 × 50 by default) with a linear output layer is trained on the standardised observations (a MAP
+estimate of all its weights); its output layer is then replaced by Bayesian linear regression
+(:mod:`jbo.models.blr`) whose hyperparameters, and those of the quadratic prior mean, are integrated
+out. Pethick (2018) ensembles ``E`` such networks: here they are one stacked PyTree trained by a single
+jitted, ``vmap``-ped program, with the three training modes he compares:
+
+* ``"fixed"``: train once (on the data of the first model-based suggestion) and keep the basis;
+* ``"retrain"``: continue training from the last weights every iteration;
+* ``"retrain-reset"``: train fresh weights every iteration (Pethick's choice).
+
+Networks train in float32 by default (the BLR on top is float64): see JAX-NOTES.md, float64 doubles
+the training time and buys nothing for the basis.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple, Sequence
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import optax
+
+from jbo import acquisition as acq
+from jbo.models import blr
+from jbo.optimize import maximize
+
+ACTIVATIONS = ("tanh", "relu_tanh")
+OPTIMIZERS = ("adam", "sgd")
+TRAINING_MODES = ("retrain-reset", "retrain", "fixed")
+
+
+class NetworkConfig(NamedTuple):
+    """The basis network and its training (hashable: a static argument of the jitted programs).
+
+    Attributes:
+      hidden: units per hidden layer; the last layer's width is the basis size ``M``.
+      activation: ``"tanh"`` everywhere (the paper's choice), or ``"relu_tanh"``: ReLU layers with a
+        tanh last layer (the bounded-basis alternative of the paper's Fig. 2b).
+      optimizer: ``"adam"`` (Pethick) or ``"sgd"`` with momentum (Snoek et al.).
+      learning_rate: initial step size, decayed to ``final_lr_fraction`` of it by a cosine schedule.
+      final_lr_fraction: ``1.0`` keeps the rate constant.
+      momentum: SGD momentum.
+      weight_decay: L2 penalty on the weight matrices (the paper found "very modest" ℓ2 best).
+      num_steps: optimisation steps per training (a fixed number).
+      batch_size: mini-batch size (rows drawn with replacement from the real observations); data sets
+        that fit in one batch (padded size ``<= batch_size``) and ``batch_size=0`` train full-batch.
+        Mini-batches make the training cost independent of ``N`` (Snoek et al. trained with SGD
+        mini-batches); full batch makes it linear in ``N``.
+      dtype: ``"float32"`` or ``"float64"`` for the network.
+    """
+
+    hidden: tuple[int, ...] = (50, 50, 50)
+    activation: str = "tanh"
+    optimizer: str = "adam"
+    learning_rate: float = 0.01
+    final_lr_fraction: float = 0.1
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    num_steps: int = 1000
+    batch_size: int = 256
+    dtype: str = "float32"
+
+    @classmethod
+    def create(cls, **fields) -> "NetworkConfig":
+        """Validated construction (lists become tuples, so the config stays hashable)."""
+        unknown = sorted(set(fields) - set(cls._fields))
+        if unknown:
+            raise ValueError(f"unknown network option(s) {unknown}; valid: {list(cls._fields)}")
+        if "hidden" in fields:
+            hidden = fields["hidden"]
+            hidden = (hidden,) if isinstance(hidden, int) else tuple(hidden)
+            if not hidden or any(int(h) != h or int(h) < 1 for h in hidden):
+                raise ValueError(f"network.hidden must be a non-empty list of positive ints, got {fields['hidden']!r}")
+            fields["hidden"] = tuple(int(h) for h in hidden)
+        config = cls(**fields)
+        checks = {
+            "activation": config.activation in ACTIVATIONS,
+            "optimizer": config.optimizer in OPTIMIZERS,
+            "dtype": config.dtype in ("float32", "float64"),
+            "learning_rate": config.learning_rate > 0,
+            "final_lr_fraction": 0 < config.final_lr_fraction <= 1,
+            "momentum": 0 <= config.momentum < 1,
+            "weight_decay": config.weight_decay >= 0,
+            "num_steps": int(config.num_steps) >= 1,
+            "batch_size": int(config.batch_size) >= 0,
+        }
+        for field, ok in checks.items():
+            if not ok:
+                choices = {"activation": ACTIVATIONS, "optimizer": OPTIMIZERS, "dtype": ("float32", "float64")}
+                hint = f"; valid choices: {list(choices[field])}" if field in choices else ""
+                raise ValueError(f"invalid network.{field}: {getattr(config, field)!r}{hint}")
+        return config
+
+
+class BasisNetwork(nn.Module):
+    """MLP returning ``(basis (…, M), output (…,))``: the last hidden layer and a linear head."""
+
+    hidden: Sequence[int]
+    activation: str = "tanh"
+
+    @nn.compact
+    def __call__(self, x):
+        h = x
+        for i, width in enumerate(self.hidden):
+            h = nn.Dense(width)(h)
+            last = i == len(self.hidden) - 1
+            h = jnp.tanh(h) if (self.activation == "tanh" or last) else nn.relu(h)
+        return h, nn.Dense(1)(h)[..., 0]
+
+
+def _module(config: NetworkConfig) -> BasisNetwork:
+    return BasisNetwork(hidden=config.hidden, activation=config.activation)
+
+
+def _dtype(config: NetworkConfig):
+    return jnp.float32 if config.dtype == "float32" else jnp.float64
+
+
+def init_networks(key, config: NetworkConfig, dim: int, num: int):
+    """``num`` independently initialised networks stacked along a leading axis."""
+    dummy = jnp.zeros((1, dim), _dtype(config))
+    return jax.vmap(lambda k: _module(config).init(k, dummy))(jax.random.split(key, num))
+
+
+def basis(config: NetworkConfig, weights, x):
+    """Basis ``phi(x)`` ``(…, M)`` of one network, returned in ``x``'s dtype."""
+    phi, _ = _module(config).apply(weights, x.astype(_dtype(config)))
+    return phi.astype(x.dtype)
+
+
+def _optimizer(config: NetworkConfig):
+    schedule = optax.cosine_decay_schedule(config.learning_rate, config.num_steps, alpha=config.final_lr_fraction)
+    if config.optimizer == "sgd":
+        return optax.sgd(schedule, momentum=config.momentum)
+    return optax.adam(schedule)
+
+
+def _loss(config: NetworkConfig, weights, x, y, w):
+    """Weighted mean squared error plus the L2 penalty on the weight matrices (a MAP objective)."""
+    _, out = _module(config).apply(weights, x)
+    mse = jnp.sum(w * (out - y) ** 2) / jnp.maximum(jnp.sum(w), 1.0)
+    kernels = [leaf for path, leaf in jax.tree_util.tree_leaves_with_path(weights) if "kernel" in jax.tree_util.keystr(path)]
+    return mse + config.weight_decay * sum(jnp.sum(k * k) for k in kernels)
+
+
+def _train_one(config: NetworkConfig, key, weights, x, y, mask):
+    dtype = _dtype(config)
+    x, y, w = x.astype(dtype), y.astype(dtype), mask.astype(dtype)
+    tx = _optimizer(config)
+    grad_fn = jax.value_and_grad(functools.partial(_loss, config))
+
+    def step(carry, k):
+        weights, opt_state = carry
+        if 0 < config.batch_size < x.shape[0]:
+            # Mini-batches drawn from the real rows only (padding has probability zero).
+            idx = jax.random.choice(k, x.shape[0], (config.batch_size,), p=w / jnp.sum(w))
+            loss, grads = grad_fn(weights, x[idx], y[idx], jnp.ones(config.batch_size, dtype))
+        else:
+            loss, grads = grad_fn(weights, x, y, w)
+        updates, opt_state = tx.update(grads, opt_state, weights)
+        return (optax.apply_updates(weights, updates), opt_state), loss
+
+    (weights, _), losses = jax.lax.scan(step, (weights, tx.init(weights)), jax.random.split(key, config.num_steps))
+    return weights, losses[-1]
+
+
+@functools.partial(jax.jit, static_argnames=("config",))
+def train_networks(key, weights, x, y, mask, *, config: NetworkConfig):
+    """Train a stacked ensemble of networks in one compiled, ``vmap``-ped program.
+
+    Args:
+      key: PRNG key (mini-batches); each member gets its own.
+      weights: stacked initial weights (leading axis ``E``), from :func:`init_networks` or a previous fit.
+      x, y, mask: padded standardised data ``(N, D)``, ``(N,)``, ``(N,)``.
+      config: the network and its optimiser.
+    Returns:
+      ``(weights, final_loss (E,))``.
+    """
+    num = jax.tree_util.tree_leaves(weights)[0].shape[0]
+    train = functools.partial(_train_one, config)
+    return jax.vmap(train, in_axes=(0, 0, None, None, None))(jax.random.split(key, num), weights, x, y, mask)
+
+
+@functools.partial(jax.jit, static_argnames=("config",))
+def ensemble_stats(weights, x, y, mask, *, config: NetworkConfig) -> blr.BasisStats:
+    """Per-member sufficient statistics :class:`~jbo.models.blr.BasisStats` (leading axis ``E``)."""
+    return jax.vmap(lambda w: blr.basis_stats(basis(config, w, x), x, y, mask))(weights)
+
+
+def fit_basis(key, config: NetworkConfig, training: str, num_networks: int, previous_weights, x, y, mask):
+    """The ensemble's weights for this iteration, following the training mode.
+
+    Args:
+      key: PRNG key (initialisation and mini-batches).
+      config: network config; training: one of :data:`TRAINING_MODES`.
+      num_networks: ensemble size ``E``.
+      previous_weights: last iteration's stacked weights, or ``None``.
+      x, y, mask: padded data.
+    Returns:
+      ``(weights, final_loss (E,) or None when nothing was trained)``.
+    """
+    if training not in TRAINING_MODES:
+        raise ValueError(f"unknown training {training!r}; valid choices: {list(TRAINING_MODES)}")
+    if previous_weights is not None and training == "fixed":
+        return previous_weights, None
+    k_init, k_train = jax.random.split(key)
+    if previous_weights is None or training == "retrain-reset":
+        start = init_networks(k_init, config, x.shape[-1], num_networks)
+    else:
+        start = previous_weights
+    return train_networks(k_train, start, x, y, mask, config=config)
+
+
+def aggregate(values, aggregator, log_domain: bool):
+    """Pethick's eq. (30): combine the members' acquisition values ``(E, m) -> (m,)``.
+
+    Args:
+      values: per-member (already sample-integrated) acquisition values.
+      aggregator: ``"mean"``, ``"median"``, ``"max"``, or a quantile level in ``[0, 1]``.
+      log_domain: ``values`` are logs of a positive acquisition; the mean is then taken of the
+        acquisition itself (log-mean-exp). Median, max and quantiles commute with the log.
+    """
+    if aggregator == "mean":
+        if log_domain:
+            return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+        return jnp.mean(values, axis=0)
+    if aggregator == "max":
+        return jnp.max(values, axis=0)
+    q = 0.5 if aggregator == "median" else aggregator
+    return jnp.quantile(values, q, axis=0)
+
+
+def check_aggregator(aggregator: Any):
+    """Validated aggregator: a name or a quantile level (float in ``[0, 1]``)."""
+    if isinstance(aggregator, str):
+        if aggregator in ("mean", "median", "max"):
+            return aggregator
+        try:
+            aggregator = float(aggregator)
+        except ValueError:
+            raise ValueError(f"unknown aggregator {aggregator!r}; valid: 'mean', 'median', 'max' or a quantile "
+                             "level in [0, 1]") from None
+    if isinstance(aggregator, bool) or not isinstance(aggregator, (int, float)) or not 0.0 <= aggregator <= 1.0:
+        raise ValueError(f"aggregator must be 'mean', 'median', 'max' or a quantile level in [0, 1], got {aggregator!r}")
+    return float(aggregator)
+
+
+def ensemble_score(config: NetworkConfig, surrogate, weights, posteriors, pointwise, log_domain: bool, best,
+                   aggregator):
+    """Integrated, aggregated acquisition ``x (m, D) -> (m,)`` of an ensemble.
+
+    Each member's basis is evaluated once per point; the BLR predictions of its ``S`` samples are
+    averaged as in :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
+
+    Args:
+      config: network config; surrogate: the BLR surrogate.
+      weights: stacked network weights ``(E, …)``; posteriors: BLR posteriors ``(E, S, …)``.
+      pointwise, log_domain, best: as in :func:`jbo.acquisition.integrate`.
+      aggregator: see :func:`aggregate`.
+    """
+
+    def member(w, member_posteriors, x):
+        inputs = blr.BasisInputs(x, basis(config, w, x))
+        return acq.integrate(surrogate.predict, member_posteriors, pointwise, log_domain, best)(inputs)
+
+    def score(x):
+        values = jax.vmap(member, in_axes=(0, 0, None))(weights, posteriors, x)
+        return aggregate(values, aggregator, log_domain)
+
+    return score
+
+
+class EnsembleState(NamedTuple):
+    """What a DNGO ensemble carries between suggestions: stacked weights ``(E, …)`` and BLR samples ``(E, S, …)``."""
+
+    weights: Any
+    samples: Any
+
+
+@functools.partial(jax.jit, static_argnames=("config", "surrogate", "acquisition", "ucb_beta", "aggregator",
+                                             "maximize_config"))
+def propose(key, weights, params, stats, pending_x, pending_mask, anchors, best, *, config: NetworkConfig,
+            surrogate, acquisition: str, ucb_beta: float, aggregator, maximize_config):
+    """Jitted proposal of an ensemble: condition every member's samples, fantasise, maximise.
+
+    Args:
+      key: PRNG key (Thompson sampling).
+      weights: stacked network weights ``(E, …)``; params: BLR samples ``(E, S, …)``;
+      stats: per-member :class:`~jbo.models.blr.BasisStats` ``(E, …)``.
+      pending_x, pending_mask: padded pending points or ``None`` (kriging-believer fantasies).
+      anchors: ``(A, D)`` starting candidates; best: incumbent (standardised).
+      config: network config; surrogate: the BLR surrogate; acquisition: name; ucb_beta: UCB weight;
+      aggregator: member aggregation (:func:`aggregate`); maximize_config: search sizes.
+    Returns:
+      ``(x (D,), score)``.
+    """
+    condition = jax.vmap(jax.vmap(surrogate.condition, in_axes=(0, None)), in_axes=(0, 0))
+    posteriors = condition(params, stats)
+    if pending_x is not None:
+        def fantasize_member(w, member_posteriors):
+            inputs = blr.BasisInputs(pending_x, basis(config, w, pending_x))
+            return jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(member_posteriors, inputs, pending_mask)
+
+        posteriors = jax.vmap(fantasize_member)(weights, posteriors)
+    if acquisition == "thompson":
+        # One member at random, then Thompson sampling over its hyperparameter samples.
+        k_member, k_draw = jax.random.split(key)
+        num = jax.tree_util.tree_leaves(weights)[0].shape[0]
+        e = jax.random.randint(k_member, (), 0, num)
+        w, member = jax.tree_util.tree_map(lambda a: a[e], (weights, posteriors))
+        joint = lambda posterior, x: surrogate.predict_joint(posterior, blr.BasisInputs(x, basis(config, w, x)))
+        index = acq.thompson_sample(k_draw, joint, member, anchors)
+        return anchors[index], jnp.zeros((), anchors.dtype)
+    pointwise, log_domain = acq.ACQUISITIONS[acquisition]
+    if acquisition == "ucb":
+        pointwise = functools.partial(pointwise, beta=ucb_beta)
+    score = ensemble_score(config, surrogate, weights, posteriors, pointwise, log_domain, best, aggregator)
+    return maximize(score, anchors, maximize_config.top_k, maximize_config.num_steps, maximize_config.learning_rate)
