@@ -13,7 +13,9 @@ Defaults (data are standardised, inputs live in the unit cube):
 * noise variance: the horseshoe of Carvalho et al. (2009), as in Spearmint (Snoek et al., 2012): a
   spike at zero for noise-free objectives with a heavy tail for noisy ones;
 * constant mean: normal on the standardised scale;
-* Kumaraswamy warping a, b: log-normal around 1 (the identity warp), as in Snoek et al. (2014).
+* Kumaraswamy warping a, b: log-normal around 1 (the identity warp), as in Snoek et al. (2014);
+* arc kernel (Swersky et al. 2013): log-normal on the scales ω, Beta (uniform by default) on the
+  angles ρ ∈ [0, 1].
 """
 
 from __future__ import annotations
@@ -86,6 +88,27 @@ def mean_prior() -> dist.Distribution:
 def warp_prior() -> dist.Distribution:
     """Log-normal on the Kumaraswamy shapes ``a`` and ``b`` (median 1: the identity warp)."""
     return dist.LogNormal(0.0, 0.75)
+
+
+def arc_omega_prior(dim: int, scale: float = 1.0) -> dist.Distribution:
+    r"""Log-normal on the arc kernel's scales ``ω_i`` (Swersky et al. 2013, eq. 3: ``ω_i > 0``).
+
+    For two relevant values a small step apart, eq. (4) gives ``d_i ≈ ω_i π ρ_i |x_i - x_i'|``, so
+    ``ω_i π ρ_i`` plays the part of an inverse lengthscale. The median ``4 / (π sqrt(dim))`` makes it
+    the inverse of the lengthscale prior's median ``0.5 sqrt(dim)`` at ``ρ``'s median 1/2, so both
+    kernels start from the same notion of near. The paper leaves this prior open.
+
+    Args:
+      dim: input dimension ``D``.
+      scale: standard deviation of ``log ω``.
+    """
+    return dist.LogNormal(math.log(4.0 / math.pi) - 0.5 * math.log(max(dim, 1)), scale)
+
+
+def arc_rho_prior(a: float = 1.0, b: float = 1.0) -> dist.Distribution:
+    """Beta prior on the arc kernel's angles ``ρ_i ∈ [0, 1]`` (eq. 3); the paper gives only the
+    range, so the default ``Beta(1, 1)`` is the uniform on it."""
+    return dist.Beta(a, b)
 
 
 def sample(name: str, d: dist.Distribution, shape: tuple[int, ...] = ()):
