@@ -24,7 +24,7 @@ import numpy as np
 from jbo import acquisition as acq
 from jbo import inference
 from jbo.data import Standardizer, bucket_size, pad_data
-from jbo.kernels import KERNELS, make_kernel
+from jbo.kernels import KERNELS, make_arc_kernel, make_kernel
 from jbo.models import blr, dngo
 from jbo.models.base import Surrogate
 from jbo.models.gp import exact_gp
@@ -45,7 +45,8 @@ class Settings:
     """Everything that defines a run besides the space (JSON-serialisable, written to the journal).
 
     Attributes:
-      model: surrogate (``"gp"``, or ``"random"`` search).
+      model: surrogate (``"gp"``, ``"arc"``: the GP with the arc kernel over the space's relevance
+        mask, or ``"random"`` search).
       inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``.
       seed: seed of every random choice of the run.
@@ -177,6 +178,15 @@ def make_surrogate(model: str, kernel: str, warp: bool) -> Surrogate:
     if model == "gp":
         return exact_gp(make_kernel(kernel, warp=warp))
     raise ValueError(f"model {model!r} has no exact-GP surrogate")
+
+
+@functools.lru_cache(maxsize=32)
+def arc_surrogate(kernel: str, warp: bool, space: Space) -> Surrogate:
+    """The exact GP with the arc kernel (Swersky et al. 2013) on ``kernel``'s profile over the
+    relevance mask of ``space`` (cached per space: jitted programs key on the surrogate)."""
+    if warp:
+        raise ValueError("warp: the arc kernel has no Kumaraswamy warping; use warp=False with model='arc'")
+    return exact_gp(make_arc_kernel(kernel, space.relevance))
 
 
 def _key(settings: Settings, n: int):
@@ -342,6 +352,7 @@ def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> P
 # "random" needs none. New models register here.
 MODELS: dict[str, Callable | None] = {
     "gp": sampled_surrogate_proposer(lambda s, space: make_surrogate(s.model, s.kernel, s.warp)),
+    "arc": sampled_surrogate_proposer(lambda s, space: arc_surrogate(s.kernel, s.warp, space)),
     "dngo": dngo_proposer,
     "ensemble": dngo_proposer,
     "random": None,

@@ -360,3 +360,72 @@ def test_slice_sampler_integrates_omega_and_rho():
     assert np.unique(np.asarray(kp["rho"])[:, 0]).size > 1  # the chain moves
     ll = jax.vmap(surrogate.log_likelihood, in_axes=(0, None))(samples.params, data)
     assert np.all(np.isfinite(np.asarray(ll)))
+
+
+# --------------------------------------------------------------------------------------------
+# model="arc" in the ask/tell loop
+# --------------------------------------------------------------------------------------------
+def _mlp_like_space():
+    from jbo.spaces import Categorical, Real, Space
+
+    return Space({
+        "depth": Categorical(["one", "two"]),
+        "lr": Real(1e-3, 1.0, log=True),
+        "units1": Real(0.0, 1.0),
+        "units2": Real(0.0, 1.0, when={"depth": ["two"]}),
+    })
+
+
+def _objective(config):
+    value = (math.log10(config["lr"]) + 1.5) ** 2 + (config["units1"] - 0.3) ** 2
+    if config["depth"] == "two":
+        value += (config["units2"] - 0.7) ** 2 - 0.2
+    return value
+
+
+def test_arc_model_ask_tell():
+    """A few ask/tell steps with model="arc" on a conditional space: configurations hold exactly
+    their active parameters, the model phase runs with ω and ρ per encoded column, and the GP's
+    kernel reads the space's relevance mask."""
+    from jbo import Optimizer, loop
+
+    space = _mlp_like_space()
+    opt = Optimizer(space, model="arc", seed=1, n_init=4, num_samples=2, num_burnin=4, num_warmup=2,
+                    maximize={"num_anchors": 64, "num_local": 8, "top_k": 2, "num_steps": 10})
+    phases = []
+    for _ in range(6):
+        config = opt.ask()
+        active = {"depth", "lr", "units1"} | ({"units2"} if config["depth"] == "two" else set())
+        assert set(config) == active
+        opt.tell(config, _objective(config))
+        phases.append(opt.last_info["phase"])
+    assert phases.count("model") >= 2
+    samples = opt.state.model_state
+    kp = samples.params["kernel"]
+    assert kp["omega"].shape == (2, space.dim) and kp["rho"].shape == (2, space.dim)
+    assert np.all(np.isfinite(np.asarray(samples.log_density)))
+    surrogate = loop.arc_surrogate("matern52", False, space)
+    assert surrogate is loop.arc_surrogate("matern52", False, _mlp_like_space())  # cached per equal space
+    with pytest.raises(ValueError, match="warp"):
+        loop.arc_surrogate("matern52", True, space)
+
+
+def test_arc_kernel_on_space_relevance_meets_desiderata():
+    """With Space.relevance as δ: a one-layer and a two-layer configuration have the same
+    covariance whatever the (irrelevant) units2 column of the first and the (relevant) units2 of
+    the second hold."""
+    space = _mlp_like_space()
+    k = make_arc_kernel("se", space.relevance)
+    params = _params(space.dim, np.random.default_rng(11))
+    one = space.encode({"depth": "one", "lr": 0.05, "units1": 0.4})
+    two = space.encode({"depth": "two", "lr": 0.01, "units1": 0.6, "units2": 0.2})
+    col = space.columns["units2"]
+    rel_one, rel_two = np.asarray(space.relevance(one)), np.asarray(space.relevance(two))
+    assert rel_one[col].sum() == 0 and rel_two[col].sum() == 1
+    call = jax.jit(k.__call__)
+    base = float(call(params, one, two))
+    rng = np.random.default_rng(12)
+    for _ in range(5):
+        a, b = one.copy(), two.copy()
+        a[col], b[col] = rng.random(), rng.random()
+        assert float(call(params, a, b)) == base
