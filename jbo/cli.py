@@ -393,7 +393,9 @@ def cmd_problems(args) -> int:
             scalable = "yes"
         except (ValueError, TypeError):
             scalable = "no"
-        rows.append([name, str(p.dim), scalable, _fmt(float(p.optimum), 10), _bounds_summary(p.bounds)])
+        # a conditional (tree-structured) problem has no box: describe its tree instead
+        domain = _bounds_summary(p.bounds) if hasattr(p, "bounds") else f"conditional, {p.n_leaves} leaves"
+        rows.append([name, str(p.dim), scalable, _fmt(float(p.optimum), 10), domain])
     print(_table(["name", "dim", "scalable (--dim)", "optimum", "bounds"], rows))
     return 0
 

@@ -65,9 +65,13 @@ def _uniform(p, n, seed=0):
 # --------------------------------------------------------------------------------------------
 # registry
 # --------------------------------------------------------------------------------------------
+# conditional (tree-structured) problems, tested in tests/test_conditional_spaces.py
+CONDITIONAL_NAMES = ["jenatton_large", "jenatton_large_shared", "jenatton_small", "jenatton_small_shared"]
+
+
 def test_registry_names():
-    assert list_problems() == sorted(ALL_NAMES)
-    assert set(PROBLEMS) == set(ALL_NAMES)
+    assert list_problems() == sorted(ALL_NAMES + CONDITIONAL_NAMES)
+    assert set(PROBLEMS) == set(ALL_NAMES + CONDITIONAL_NAMES)
     for name in ALL_NAMES:
         p = get_problem(name)
         assert isinstance(p, Problem) and p.name == name

@@ -44,7 +44,7 @@ from jbo.benchmarks import functions as F
 if TYPE_CHECKING:  # pragma: no cover
     from jbo.spaces import Space
 
-__all__ = ["Problem", "PROBLEMS", "get_problem", "list_problems"]
+__all__ = ["Problem", "ConditionalProblem", "PROBLEMS", "get_problem", "list_problems"]
 
 
 class Problem(NamedTuple):
@@ -99,6 +99,48 @@ class Problem(NamedTuple):
             )
         x = np.asarray([[float(config[n]) for n in names]])
         return float(self.fn(jnp.asarray(x))[0])
+
+
+class ConditionalProblem(NamedTuple):
+    """A minimisation problem over a conditional (tree-structured) :class:`~jbo.spaces.Space`.
+
+    A box :class:`Problem` is a vectorised function of a point; here a configuration holds only
+    its active parameters, so the objective is a function of a configuration.
+
+    Attributes:
+      name: registry name.
+      search_space: the conditional space (see :meth:`space`).
+      objective: ``config -> float`` on a validated configuration, in user units.
+      optimum: the known global minimum value.
+      best_config: a global minimiser (its active parameters only).
+    """
+
+    name: str
+    search_space: "Space"
+    objective: Callable[[dict], float]
+    optimum: float
+    best_config: dict
+
+    @property
+    def dim(self) -> int:
+        """Number of parameters of the space (active or not)."""
+        return len(self.search_space.names)
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves (decision paths) of the space."""
+        return len(self.search_space.leaves())
+
+    def space(self) -> "Space":
+        """The conditional search space."""
+        return self.search_space
+
+    def evaluate(self, config: Mapping) -> float:
+        """Value at a configuration holding exactly its active parameters, as a Python float.
+
+        Raises ``ValueError`` naming the parameter for a missing active or a stray inactive one.
+        """
+        return float(self.objective(self.search_space.validate(config)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,13 +320,18 @@ from jbo.benchmarks import pethick as _pethick  # noqa: E402
 
 PROBLEMS.update(_pethick.PROBLEMS)
 
+# Jenatton et al. (2017)'s synthetic tree-structured functions: ConditionalProblems.
+from jbo.benchmarks import jenatton as _jenatton  # noqa: E402
+
+PROBLEMS.update(_jenatton.PROBLEMS)
+
 
 def list_problems() -> list[str]:
     """Names of the registered problems, sorted."""
     return sorted(PROBLEMS)
 
 
-def get_problem(name: str, dim: int | None = None, **kwargs) -> Problem:
+def get_problem(name: str, dim: int | None = None, **kwargs) -> Problem | ConditionalProblem:
     """The problem ``name`` (at dimension ``dim`` for the scalable ones; ``None``: its default).
 
     Extra keyword arguments go to the factory (e.g. ``normalized=True`` for ``rosenbrock``).
