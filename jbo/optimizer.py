@@ -125,6 +125,8 @@ class Optimizer:
     def ask(self, n: int | None = None):
         """Suggest one configuration (a dict in user units), or a list of ``n``.
 
+        For a conditional space a configuration holds only its active parameters.
+
         Points of a batch are chosen one after another, each earlier one entering the model as a
         fantasy at its predicted mean (kriging believer), so the batch spreads out.
         """
@@ -142,6 +144,7 @@ class Optimizer:
 
         Args:
           config: the configuration, in user units; validated (``ValueError`` naming the parameter).
+            For a conditional space it holds exactly the active parameters.
           value: objective value; ``None``, ``nan`` or ``inf`` records a failure.
           error: why the evaluation failed, if it did.
         """
@@ -163,7 +166,8 @@ class Optimizer:
                   "error": error if status == "failed" else None, "seconds": seconds}
         if self._journal is not None:  # written before the state changes: nothing told is ever lost
             self._journal.write(record)
-        self.state = loop.observe(self.state, self.space.encode(config), clean)
+        x = loop.encode_observation(self.settings, self.space, config, len(self.state.y))
+        self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x))
         self.history.append({k: record[k] for k in ("config", "value", "status", "error", "seconds")})
 
     # -- results ------------------------------------------------------------------------------------

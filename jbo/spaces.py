@@ -802,6 +802,9 @@ class Space:
             array / tracer (``jax.numpy`` path, usable inside ``jit``/``vmap``/``grad``).
         Returns:
           ``(..., dim)`` 0/1 floats (the dtype of ``U`` on the JAX path).
+
+        The two paths agree exactly except on subnormal inputs, which XLA on CPU flushes to zero
+        (a one-hot block ``(0, 1e-311)`` is then a tie, decided for the first choice).
         """
         xp = _namespace(U)
         U = _as_points(U, xp, self._dim, "relevance")
