@@ -1,8 +1,10 @@
 """Search spaces: encode configurations to the unit cube ``[0, 1]^D`` and decode them back.
 
 Every model in jbo works in the unit cube; user units (log scales, integers, categories)
-exist only at this edge. This module is plain NumPy: it runs once per suggestion, outside
-any jitted code.
+exist only at this edge. Encoding and decoding are plain NumPy (they run once per suggestion,
+outside jitted code); the functions models call on encoded points inside jitted code
+(``Space.relevance``, ``Space.leaf_index``, ``Space.tree_features``) also take JAX arrays and
+tracers, and import JAX only then.
 
 Parameter types
 ---------------
