@@ -66,7 +66,8 @@ def _uniform(p, n, seed=0):
 # registry
 # --------------------------------------------------------------------------------------------
 # conditional (tree-structured) problems, tested in tests/test_conditional_spaces.py
-CONDITIONAL_NAMES = ["jenatton_large", "jenatton_large_shared", "jenatton_small", "jenatton_small_shared"]
+CONDITIONAL_NAMES = ["jenatton_large", "jenatton_large_shared", "jenatton_small", "jenatton_small_shared",
+                     "mlp", "mlp_fast"]
 
 
 def test_registry_names():

@@ -325,6 +325,11 @@ from jbo.benchmarks import jenatton as _jenatton  # noqa: E402
 
 PROBLEMS.update(_jenatton.PROBLEMS)
 
+# The real conditional problem: tuning an MLP classifier (Jenatton et al. 2017, Sec. 4.2).
+from jbo.benchmarks import mlp as _mlp  # noqa: E402
+
+PROBLEMS.update(_mlp.PROBLEMS)
+
 
 def list_problems() -> list[str]:
     """Names of the registered problems, sorted."""
