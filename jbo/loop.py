@@ -302,6 +302,7 @@ def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrog
         x, score = propose(ctx.key_acq, surrogate, samples.params, ctx.data, ctx.pending_x, ctx.pending_mask,
                            ctx.anchors, ctx.best, acquisition=settings.acquisition,
                            ucb_beta=float(settings.ucb_beta), config=settings.maximize)
+        jax.block_until_ready(x)
         info = dict(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
                     **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
         return Proposal(np.asarray(x, dtype=np.float64), samples, info)
@@ -341,6 +342,7 @@ def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> P
                             ctx.anchors, ctx.best, config=config, surrogate=surrogate,
                             acquisition=settings.acquisition, ucb_beta=float(settings.ucb_beta),
                             aggregator=settings.aggregator, maximize_config=settings.maximize)
+    jax.block_until_ready(x)
     info = dict(train_seconds=t1 - t0, fit_seconds=t2 - t0, acquisition_seconds=time.perf_counter() - t2,
                 score=float(score), **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
     if loss is not None:

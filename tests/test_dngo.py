@@ -1,0 +1,267 @@
+"""DNGO and ensembles: BLR numerics against NumPy/SciPy, vmapped ensembles, quadratic prior, the loop."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy.stats import multivariate_normal
+
+import jbo
+from jbo import inference, loop
+from jbo.benchmarks import get_problem
+from jbo.models import blr, dngo
+
+RNG = np.random.default_rng(0)
+N, M, D = 30, 8, 3
+
+
+def random_problem(n=N, m=M, d=D, n_pad=5, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.random((n + n_pad, d))
+    phi = np.tanh(rng.normal(size=(n + n_pad, m)))
+    y = rng.normal(size=n + n_pad)
+    mask = np.arange(n + n_pad) < n
+    return x, phi, y, mask
+
+
+def hyper(quadratic=True, d=D, seed=1):
+    rng = np.random.default_rng(seed)
+    p = {"alpha": jnp.asarray(0.7), "noise": jnp.asarray(0.05), "offset": jnp.asarray(0.3)}
+    if quadratic:
+        p["center"] = jnp.asarray(rng.random(d))
+        p["curvature"] = jnp.asarray(rng.random(d) * 2)
+    return p
+
+
+def np_prior_mean(p, x):
+    eta = np.full(len(x), float(p["offset"]))
+    if "curvature" in p:
+        eta = eta + ((x - np.asarray(p["center"])) ** 2 * np.asarray(p["curvature"])).sum(1)
+    return eta
+
+
+def np_beta(p):
+    return 1.0 / (float(p["noise"]) + blr.NOISE_FLOOR)
+
+
+@pytest.mark.parametrize("quadratic", [True, False])
+def test_blr_marginal_likelihood_matches_dense_gaussian_and_eq8(quadratic):
+    x, phi, y, mask = random_problem()
+    p = hyper(quadratic)
+    stats = blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask))
+    value = float(blr.log_marginal_likelihood(p, stats))
+    xr, pr, yr = x[mask], phi[mask], y[mask]
+    alpha, beta = float(p["alpha"]), np_beta(p)
+    # Weight-space integral done densely: y ~ N(eta, Phi Phi^T / alpha + I / beta).
+    dense = multivariate_normal(np_prior_mean(p, xr), pr @ pr.T / alpha + np.eye(len(yr)) / beta).logpdf(yr)
+    # Eq. (8) term by term.
+    yt = yr - np_prior_mean(p, xr)
+    K = beta * pr.T @ pr + alpha * np.eye(M)
+    m = beta * np.linalg.solve(K, pr.T @ yt)
+    eq8 = (M / 2 * math.log(alpha) + len(yr) / 2 * math.log(beta) - len(yr) / 2 * math.log(2 * math.pi)
+           - beta / 2 * np.sum((yt - pr @ m) ** 2) - alpha / 2 * m @ m - 0.5 * np.linalg.slogdet(K)[1])
+    assert value == pytest.approx(dense, rel=1e-9, abs=1e-8)
+    assert value == pytest.approx(eq8, rel=1e-9, abs=1e-8)
+
+
+def test_blr_posterior_predictive_matches_numpy_reference():
+    x, phi, y, mask = random_problem()
+    p = hyper()
+    stats = blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask))
+    post = blr.condition(p, stats)
+    xs, ps = RNG.random((6, D)), np.tanh(RNG.normal(size=(6, M)))
+    inputs = blr.BasisInputs(jnp.asarray(xs), jnp.asarray(ps))
+    mean, var = blr.predict(post, inputs)
+    _, var_noisy = blr.predict(post, inputs, observation_noise=True)
+    xr, pr, yr = x[mask], phi[mask], y[mask]
+    alpha, beta = float(p["alpha"]), np_beta(p)
+    K = beta * pr.T @ pr + alpha * np.eye(M)  # eq. (7)
+    m = beta * np.linalg.solve(K, pr.T @ (yr - np_prior_mean(p, xr)))  # eq. (6)
+    np.testing.assert_allclose(mean, ps @ m + np_prior_mean(p, xs), rtol=1e-9, atol=1e-10)  # eq. (4)
+    latent = np.einsum("ij,ij->i", ps, np.linalg.solve(K, ps.T).T)
+    np.testing.assert_allclose(var, latent, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(var_noisy, latent + 1 / beta, rtol=1e-9)  # eq. (5)
+    mean_j, cov = blr.predict_joint(post, inputs)
+    np.testing.assert_allclose(mean_j, mean, rtol=1e-12)
+    np.testing.assert_allclose(cov, ps @ np.linalg.solve(K, ps.T), rtol=1e-8, atol=1e-12)
+
+
+def test_blr_padding_rows_change_nothing():
+    x, phi, y, mask = random_problem(n_pad=0)
+    p = hyper()
+    ref = blr.log_marginal_likelihood(p, blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask)))
+    junk = lambda a: np.concatenate([a, 7.0 + RNG.random((9,) + a.shape[1:])])
+    padded = blr.basis_stats(jnp.asarray(junk(phi)), jnp.asarray(junk(x)), jnp.asarray(junk(y)),
+                             jnp.asarray(np.concatenate([mask, np.zeros(9, bool)])))
+    assert float(blr.log_marginal_likelihood(p, padded)) == pytest.approx(float(ref), rel=1e-12)
+
+
+def test_blr_fantasy_equals_conditioning_on_the_predicted_mean():
+    x, phi, y, mask = random_problem(n_pad=0)
+    p = hyper()
+    post = blr.condition(p, blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask)))
+    xf, pf = RNG.random((2, D)), np.tanh(RNG.normal(size=(2, M)))
+    fmean, _ = blr.predict(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)))
+    full = blr.condition(p, blr.basis_stats(jnp.asarray(np.concatenate([phi, pf])), jnp.asarray(np.concatenate([x, xf])),
+                                            jnp.asarray(np.concatenate([y, np.asarray(fmean)])), jnp.ones(N + 2, bool)))
+    fant = blr.fantasize(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)), jnp.asarray([True, True]))
+    xs, ps = RNG.random((5, D)), np.tanh(RNG.normal(size=(5, M)))
+    inputs = blr.BasisInputs(jnp.asarray(xs), jnp.asarray(ps))
+    for a, b in zip(blr.predict(fant, inputs), blr.predict(full, inputs)):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    # A masked-out fantasy is no fantasy.
+    none = blr.fantasize(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)), jnp.asarray([False, False]))
+    np.testing.assert_allclose(blr.predict(none, inputs)[1], blr.predict(post, inputs)[1], rtol=1e-12)
+
+
+def _trained(n_networks=3, seed=0, n=40, config=dngo.NetworkConfig(num_steps=300)):
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([0.3 + 0.2 * rng.random((n, 1))])  # data only in [0.3, 0.5]
+    y = np.sin(6 * x[:, 0])
+    y = (y - y.mean()) / y.std()
+    mask = jnp.ones(n, bool)
+    w0 = dngo.init_networks(jax.random.key(seed), config, 1, n_networks)
+    weights, loss = dngo.train_networks(jax.random.key(seed + 1), w0, jnp.asarray(x), jnp.asarray(y), mask, config=config)
+    return config, w0, weights, loss, x, y, mask
+
+
+def test_ensemble_is_one_compiled_program_with_distinct_members():
+    config = dngo.NetworkConfig(hidden=(16, 16), num_steps=50)
+    x, y, mask = jnp.asarray(RNG.random((24, 2))), jnp.asarray(RNG.normal(size=24)), jnp.ones(24, bool)
+    w0 = dngo.init_networks(jax.random.key(0), config, 2, 4)
+    jaxpr = jax.make_jaxpr(lambda w: dngo.train_networks(jax.random.key(1), w, x, y, mask, config=config))(w0)
+    text = str(jaxpr)
+    # The E members are a batch dimension of one training loop, not E loops.
+    assert text.count("scan[") == 1 or text.count(" scan") == 1, "expected exactly one training scan"
+    before = dngo.train_networks._cache_size()
+    weights, loss = dngo.train_networks(jax.random.key(1), w0, x, y, mask, config=config)
+    dngo.train_networks(jax.random.key(2), weights, x + 0.01, y, mask, config=config)  # new data, same shapes
+    assert dngo.train_networks._cache_size() == before + 1
+    assert loss.shape == (4,) and np.all(np.isfinite(loss))
+    phi = jax.vmap(lambda w: dngo.basis(config, w, x))(weights)
+    assert phi.shape == (4, 24, 16)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            assert float(jnp.max(jnp.abs(phi[i] - phi[j]))) > 1e-3, f"members {i} and {j} coincide"
+
+
+def test_training_reduces_loss_and_modes_behave():
+    config, w0, weights, loss, x, y, mask = _trained(n_networks=2)
+    _, out0 = jax.vmap(lambda w: dngo._module(config).apply(w, jnp.asarray(x, jnp.float32)))(w0)
+    initial = np.mean((np.asarray(out0) - y[None]) ** 2, axis=1)
+    assert np.all(np.asarray(loss) < 0.2 * initial)
+    key = jax.random.key(5)
+    fixed, none_loss = dngo.fit_basis(key, config, "fixed", 2, weights, jnp.asarray(x), jnp.asarray(y), mask)
+    assert none_loss is None and fixed is weights
+    reset, _ = dngo.fit_basis(key, config, "retrain-reset", 2, weights, jnp.asarray(x), jnp.asarray(y), mask)
+    cont, _ = dngo.fit_basis(key, config, "retrain", 2, weights, jnp.asarray(x), jnp.asarray(y), mask)
+    leaf = lambda w: np.asarray(jax.tree_util.tree_leaves(w)[0])
+    fresh = dngo.init_networks(jax.random.split(key)[0], config, 1, 2)
+    # retrain starts from the given weights, retrain-reset from fresh ones: different results.
+    assert not np.allclose(leaf(reset), leaf(cont))
+    assert np.abs(leaf(cont) - leaf(weights)).max() < np.abs(leaf(fresh) - leaf(weights)).max()
+    with pytest.raises(ValueError, match="training"):
+        dngo.fit_basis(key, config, "sometimes", 2, None, jnp.asarray(x), jnp.asarray(y), mask)
+
+
+def test_blr_predictive_variance_grows_away_from_the_data():
+    config, _, weights, _, x, y, mask = _trained(n_networks=1)
+    w = jax.tree_util.tree_map(lambda a: a[0], weights)
+    stats = blr.basis_stats(dngo.basis(config, w, jnp.asarray(x)), jnp.asarray(x), jnp.asarray(y), mask)
+    samples = inference.infer(jax.random.key(0), blr.blr_surrogate(quadratic=False), stats, "map", num_restarts=4)
+    post = blr.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), stats)
+    grid = jnp.linspace(0.0, 1.0, 101)[:, None]
+    _, var = blr.predict(post, blr.BasisInputs(grid, dngo.basis(config, w, grid)))
+    var = np.asarray(var)
+    inside = var[30:51].mean()
+    # Variance rises monotonically-ish with the distance to [0.3, 0.5] and is far larger at the edges.
+    assert var[0] > 10 * inside and var[-1] > 10 * inside
+    assert var[100] > var[80] > var[60] and var[0] > var[15]
+
+
+def test_quadratic_prior_recovers_the_centre_of_a_convex_quadratic():
+    rng = np.random.default_rng(3)
+    centre = np.array([0.3, 0.65])
+    x = rng.random((60, 2))
+    y = 4.0 * (x[:, 0] - centre[0]) ** 2 + 1.5 * (x[:, 1] - centre[1]) ** 2
+    y = (y - y.mean()) / y.std()
+    config = dngo.NetworkConfig(num_steps=500)
+    w0 = dngo.init_networks(jax.random.key(0), config, 2, 1)
+    data = (jnp.asarray(x), jnp.asarray(y), jnp.ones(60, bool))
+    weights, _ = dngo.train_networks(jax.random.key(1), w0, *data, config=config)
+    stats = dngo.ensemble_stats(weights, *data, config=config)
+    stats = jax.tree_util.tree_map(lambda a: a[0], stats)
+    samples = inference.infer(jax.random.key(2), blr.blr_surrogate(quadratic=True), stats, "slice",
+                              num_samples=200, num_warmup=100)
+    curvature = np.asarray(samples.params["curvature"])
+    assert np.all(curvature > 0)
+    np.testing.assert_allclose(np.asarray(samples.params["center"]).mean(axis=0), centre, atol=0.1)
+    assert int(samples.info["num_stalled"]) == 0
+
+
+def test_aggregators():
+    values = jnp.log(jnp.asarray([[1.0, 4.0], [2.0, 1.0], [6.0, 1.0]]))
+    np.testing.assert_allclose(jnp.exp(dngo.aggregate(values, "mean", True)), [3.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(dngo.aggregate(jnp.exp(values), "mean", False), [3.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(jnp.exp(dngo.aggregate(values, "median", True)), [2.0, 1.0], rtol=1e-12)
+    np.testing.assert_allclose(jnp.exp(dngo.aggregate(values, "max", True)), [6.0, 4.0], rtol=1e-12)
+    np.testing.assert_allclose(dngo.aggregate(jnp.exp(values), 0.0, False), [1.0, 1.0], rtol=1e-12)
+    assert dngo.check_aggregator("0.75") == 0.75
+    for bad in ("mode", 1.5, -0.1, True):
+        with pytest.raises(ValueError, match="aggregator"):
+            dngo.check_aggregator(bad)
+
+
+@pytest.mark.parametrize("options, field", [
+    (dict(model="dngo", n_networks=3), "n_networks"),
+    (dict(model="ensemble", n_networks=0), "n_networks"),
+    (dict(model="ensemble", training="often"), "training"),
+    (dict(model="ensemble", aggregator="mode"), "aggregator"),
+    (dict(model="dngo", network={"hidden": [50, 0]}), "hidden"),
+    (dict(model="dngo", network={"activation": "relu"}), "activation"),
+    (dict(model="dngo", network={"layers": 3}), "layers"),
+    (dict(model="dngo", quadratic_prior="yes"), "quadratic_prior"),
+])
+def test_settings_validation_names_the_field(options, field):
+    with pytest.raises(ValueError, match=field):
+        loop.Settings(**options)
+
+
+def test_settings_round_trip_through_json():
+    s = loop.Settings(model="ensemble", n_networks=3, aggregator=0.8, network={"hidden": [20, 20], "num_steps": 10})
+    again = loop.Settings.from_dict(json.loads(json.dumps(s.to_dict())))
+    assert again == s and again.network.hidden == (20, 20) and again.ensemble_size == 3
+    assert loop.Settings(model="dngo").ensemble_size == 1 and loop.Settings(model="ensemble").ensemble_size == 5
+
+
+def test_ensemble_optimizer_end_to_end(tmp_path):
+    problem = get_problem("branin")
+    journal = tmp_path / "run.jsonl"
+    options = dict(model="ensemble", n_networks=2, aggregator="median", training="retrain", n_init=4,
+                   num_samples=3, num_burnin=10, network={"hidden": [16, 16], "num_steps": 100},
+                   maximize={"num_anchors": 64, "num_local": 16, "top_k": 2, "num_steps": 10})
+    opt = jbo.Optimizer(problem.space(), seed=0, journal=str(journal), **options)
+    for _ in range(5):
+        cfg = opt.ask()
+        opt.tell(cfg, problem.evaluate(cfg))
+    batch = opt.ask(n=2)  # the second point sees the first as a fantasy
+    assert batch[0] != batch[1]
+    for cfg in batch:
+        low, high = problem.bounds.T
+        assert all(lo <= cfg[k] <= hi for k, lo, hi in zip(problem.names, low, high))
+        opt.tell(cfg, problem.evaluate(cfg))
+    info = opt.last_info
+    assert info["phase"] == "model" and len(info["train_loss"]) == 2
+    assert isinstance(opt.state.model_state, dngo.EnsembleState)
+    opt.close()
+    resumed = jbo.Optimizer.resume(str(journal))
+    assert resumed.settings == opt.settings and resumed.n_observed == 7
+    # Same seed, same suggestions: a fresh run replays the first model-based suggestion exactly.
+    again = jbo.Optimizer(problem.space(), seed=0, **options)
+    first = [again.ask() for _ in range(1)]
+    assert first[0] == json.loads(journal.read_text().splitlines()[1])["config"]
