@@ -156,6 +156,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
     run.add_argument("--n-init", type=_positive_int, default=None,
                      help="size of the Sobol initial design (default max(5, dim + 1))")
+    dngo_options = run.add_argument_group("DNGO / ensemble options (--model dngo|ensemble)")
+    dngo_options.add_argument("--n-networks", type=_positive_int, default=None,
+                              help="ensemble size of --model ensemble (default 5)")
+    dngo_options.add_argument("--aggregator", default=None,
+                              help="ensemble aggregator: mean (default), median, max or a quantile level in [0, 1]")
+    dngo_options.add_argument("--training", choices=("retrain-reset", "retrain", "fixed"), default=None,
+                              help="network training mode (default retrain-reset)")
+    dngo_options.add_argument("--no-quadratic-prior", action="store_true",
+                              help="constant prior mean instead of DNGO's quadratic one")
+    dngo_options.add_argument("--hidden", type=_positive_int, nargs="+", default=None,
+                              help="hidden layer widths (default 50 50 50)")
+    dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
+                              help="optimisation steps per network training (default 1000)")
     run.add_argument("--out", default=None,
                      help="output directory (default runs/<problem>-<model>-<inference>-s<seed>)")
     run.add_argument("--resume", action="store_true",
@@ -220,6 +233,27 @@ def _write_json(path: str, payload: dict) -> None:
 
 def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
+
+
+def _model_options(args) -> dict:
+    """Settings given by the DNGO/ensemble flags (only those actually passed)."""
+    options = {}
+    if args.n_networks is not None:
+        options["n_networks"] = args.n_networks
+    if args.aggregator is not None:
+        options["aggregator"] = args.aggregator
+    if args.training is not None:
+        options["training"] = args.training
+    if args.no_quadratic_prior:
+        options["quadratic_prior"] = False
+    network = {}
+    if args.hidden is not None:
+        network["hidden"] = list(args.hidden)
+    if args.network_steps is not None:
+        network["num_steps"] = args.network_steps
+    if network:
+        options["network"] = network
+    return options
 
 
 def _has_journal(path: str) -> bool:
@@ -319,6 +353,18 @@ def cmd_run(args) -> int:
         clock[0] = now
 
     options = {} if args.n_init is None or resuming else {"n_init": args.n_init}
+    model_options = _model_options(args)
+    if model_options and resuming:
+        run_parser.error("--resume continues the run with the journal's settings; drop the DNGO options "
+                         f"({', '.join(sorted(model_options))})")
+    if model_options and settings["model"] not in ("dngo", "ensemble"):
+        run_parser.error(f"{', '.join(sorted(model_options))}: options of --model dngo or ensemble, "
+                         f"not {settings['model']!r}")
+    options.update(model_options)
+    try:
+        jbo.loop.Settings(**{k: settings[k] for k in ("model", "inference", "acquisition")}, **options)
+    except ValueError as err:
+        run_parser.error(str(err))
     try:
         result = jbo.minimize(problem.evaluate, space, budget=args.budget, model=settings["model"],
                               inference=settings["inference"], acquisition=settings["acquisition"],

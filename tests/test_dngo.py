@@ -265,3 +265,14 @@ def test_ensemble_optimizer_end_to_end(tmp_path):
     again = jbo.Optimizer(problem.space(), seed=0, **options)
     first = [again.ask() for _ in range(1)]
     assert first[0] == json.loads(journal.read_text().splitlines()[1])["config"]
+
+
+def test_cli_dngo_options_are_validated(tmp_path, capsys):
+    from jbo import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--model", "gp", "--n-networks", "3", "--budget", "2", "--out", str(tmp_path / "a")])
+    assert "n_networks" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--model", "ensemble", "--aggregator", "mode", "--budget", "2", "--out", str(tmp_path / "b")])
+    assert "aggregator" in capsys.readouterr().err
