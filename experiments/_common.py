@@ -71,3 +71,27 @@ def update_section(name: str, markdown: str) -> None:
         text = text.rstrip() + "\n\n" + block + "\n"
     with open(BENCHMARKS, "w") as f:
         f.write(text)
+
+
+def merge_result(path: str, keys: list[str], record) -> dict:
+    """Set ``results[keys[0]][keys[1]]... = record`` in the JSON file ``path`` under a file lock.
+
+    Several processes of one experiment (different methods or seeds on different cores) can then share
+    one results file without overwriting each other's runs. Returns the merged results.
+    """
+    import fcntl
+    import json
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = json.load(open(path)) if os.path.exists(path) else {}
+        node = results
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        node[keys[-1]] = record
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(tmp, path)
+    return results

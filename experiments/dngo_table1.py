@@ -58,13 +58,11 @@ def main(argv=None):
             for method in args.methods:
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
                     key = f"{problem}/{method}/{args.budget}"
-                    done = results.setdefault(key, {})
-                    if str(seed) in done:
+                    if str(seed) in results.get(key, {}):
                         continue
                     values, seconds = run(problem, method, seed, args.budget)
-                    done[str(seed)] = {"values": values, "seconds": seconds}
                     print(f"{key} seed {seed}: best {min(v for v in values if v == v):.5f} ({seconds:.0f} s)", flush=True)
-                    json.dump(results, open(path, "w"), indent=1)
+                    results = _common.merge_result(path, [key, str(seed)], {"values": values, "seconds": seconds})
     write_report(results)
 
 
