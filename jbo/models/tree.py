@@ -1,0 +1,782 @@
+r"""Tree-structured semi-parametric GP and two-step EI (Jenatton et al., 2017).
+
+A search space whose parameters depend on decisions (a tree of conditions) has one *leaf* ``p``
+per complete decision path. The model of Jenatton et al. (eq. 1) places an independent GP
+:math:`g_p \sim \mathcal{GP}(b_p, \mathcal K_p)` on each leaf's own parameters and a random
+linear function :math:`c_v^\top r_v` on each inner node ``v``: a constant (``r_v = [1]``,
+§2.1) and/or the node's *shared* parameters (§2.4). With :math:`z_p(x) = [r_v(x)]_{v \ni p}`
+(zeros off the path) and :math:`c \sim \mathcal N(0, \Sigma_c)`,
+
+.. math::
+   y_i = g_{p_i}(x_i) + z_{p_i}(x_i)^\top c + \varepsilon_i, \qquad \varepsilon_i \sim \mathcal N(0, \sigma^2).
+
+With :math:`M_p = K_p + \sigma^2 I`, :math:`Z_p` the features of leaf ``p``'s rows and
+:math:`r_p = y_p - b_p`, the posterior of the weights is :math:`c \mid y \sim \mathcal N(\Lambda_c^{-1}
+f_c, \Lambda_c^{-1})`, :math:`\Lambda_c = \Sigma_c^{-1} + \sum_p Z_p^\top M_p^{-1} Z_p`,
+:math:`f_c = \sum_p Z_p^\top M_p^{-1} r_p` (§2.2; here ``Z_p`` is ``(n_p, d)``, the transpose of
+the paper's), and the log marginal likelihood of eq. (3) is, by Woodbury and the matrix
+determinant lemma applied to the dense covariance of eq. (4),
+
+.. math::
+   \log p(y) = \sum_p \log \mathcal N(y_p; b_p, M_p) + \tfrac12 f_c^\top \Lambda_c^{-1} f_c
+   - \tfrac12 \log\lvert\Lambda_c\rvert - \tfrac12 \log\lvert\Sigma_c\rvert,
+
+which costs :math:`O(d^3 + \sum_p n_p^3)` instead of :math:`O(n^3)`. The predictive law of
+:math:`g_p(x) + z_p(x)^\top c` with ``c`` integrated out (§3.2) has, with :math:`t_p(x) = z_p(x) -
+Z_p^\top M_p^{-1} k_p(x)` (the ``- Z_p^\top M_p^{-1} k_p`` part is the posterior covariance between
+:math:`g_p(x)` and ``c``),
+
+.. math::
+   \tilde m_p(x) = b_p + k_p^\top M_p^{-1} r_p + t_p^\top \Lambda_c^{-1} f_c, \qquad
+   \tilde S_p(x, x') = K_p(x, x') - k_p(x)^\top M_p^{-1} k_p(x') + t_p(x)^\top \Lambda_c^{-1} t_p(x'),
+
+exactly the posterior of the dense GP with covariance :math:`Z \Sigma_c Z^\top + K^{\rm block} +
+\sigma^2 I` (eq. 4); the test-suite checks both against that dense GP.
+
+Layout: observations are stored per leaf in padded blocks :class:`TreeData` ``(P, n_pad, ·)``
+with masks, and every per-leaf computation is ``vmap``-ed over leaves, so a whole fit jits with
+static shapes. Leaves see different numbers of columns: each leaf's columns are gathered into
+``D_max`` slots and the unused slots are set to 0 on both sides of the kernel, so they add
+nothing to any distance.
+
+Three models share this code (:func:`model_structure`):
+
+* ``"tree"``: the model above with the structure's nodes (bias and shared-parameter features).
+* ``"independent"``: ``c = 0``, one GP per leaf (Bergstra et al., 2011).
+* ``"marginal"``: only scalar (bias) nodes, ``c`` integrated out: the dense GP with the
+  intersection kernel of eq. (4). Its predictive moments equal those above.
+
+The structure comes from :meth:`jbo.spaces.Space.tree` as a ``TreeStructure(leaves,
+leaf_columns, nodes)`` of ``TreeNode(leaves, columns, bias)``; this module only reads those
+fields, so any NamedTuples of that shape work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import time
+from typing import Any, Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import numpyro.distributions as dist
+from jax.scipy.linalg import solve_triangular
+
+from jbo import acquisition as acq
+from jbo import linalg, priors
+from jbo.data import bucket_size
+from jbo.kernels import Kernel, Matern52
+from jbo.models.base import Surrogate
+from jbo.optimize import MaximizeConfig, maximize
+
+MODES = ("tree", "independent", "marginal")
+
+
+# ----------------------------------------------------------------------------- structure
+
+
+def model_structure(structure, mode: str = "tree", leaf_sees_shared: bool | None = None):
+    """The structure a model of ``mode`` actually uses.
+
+    Args:
+      structure: a ``TreeStructure`` (:meth:`jbo.spaces.Space.tree`).
+      mode: ``"tree"`` (nodes as given), ``"independent"`` (no nodes: ``c = 0``) or ``"marginal"``
+        (every node reduced to its scalar bias ``c_v``: the paper's marginal baseline, which
+        "cannot de facto be applied in presence of shared variables").
+      leaf_sees_shared: add the shared columns of a leaf's path to that leaf's GP inputs. Default:
+        ``False`` for ``"tree"`` (shared parameters enter only through ``c_v^T r_v``, §2.4) and
+        ``True`` for the baselines, whose leaf domain then holds duplicated copies of the shared
+        parameters (Jenatton's Fig. 3, top); without it they would ignore shared parameters.
+    Returns:
+      A structure of the same type, with empty nodes (no features) dropped.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown tree model {mode!r}; valid choices: {list(MODES)}")
+    if leaf_sees_shared is None:
+        leaf_sees_shared = mode != "tree"
+    leaf_columns = tuple(tuple(c) for c in structure.leaf_columns)
+    if leaf_sees_shared:
+        leaf_columns = tuple(
+            tuple(sorted(set(cols).union(*[n.columns for n in structure.nodes if p in n.leaves])))
+            for p, cols in enumerate(leaf_columns))
+    if mode == "independent":
+        nodes = ()
+    elif mode == "marginal":
+        nodes = tuple(type(n)(tuple(n.leaves), (), True) for n in structure.nodes)
+    else:
+        nodes = tuple(structure.nodes)
+    nodes = tuple(n for n in nodes if n.leaves and (n.bias or n.columns))
+    return structure._replace(leaf_columns=leaf_columns, nodes=nodes)
+
+
+class _Tables(NamedTuple):
+    """Static index tables of a structure (NumPy; become constants under ``jit``)."""
+
+    leaf_cols: np.ndarray  # (P, D_max) int: column gathered into each slot
+    leaf_colmask: np.ndarray  # (P, D_max) bool: slot in use
+    feature_cols: np.ndarray  # (d,) int: column of each feature (0 for a bias feature)
+    feature_bias: np.ndarray  # (d,) bool: constant-1 feature
+    feature_node: np.ndarray  # (d,) int: node of each feature
+    feature_on_leaf: np.ndarray  # (P, d) bool: feature on leaf p's path
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(structure) -> _Tables:
+    num_leaves = len(structure.leaf_columns)
+    width = max([1] + [len(c) for c in structure.leaf_columns])
+    leaf_cols = np.zeros((num_leaves, width), np.int32)
+    leaf_colmask = np.zeros((num_leaves, width), bool)
+    for p, cols in enumerate(structure.leaf_columns):
+        leaf_cols[p, : len(cols)] = cols
+        leaf_colmask[p, : len(cols)] = True
+    cols, bias, node, on_leaf = [], [], [], []
+    for v, n in enumerate(structure.nodes):
+        on = [p in n.leaves for p in range(num_leaves)]
+        for c in ([-1] if n.bias else []) + list(n.columns):
+            cols.append(max(c, 0))
+            bias.append(c < 0)
+            node.append(v)
+            on_leaf.append(on)
+    on_leaf = np.asarray(on_leaf, bool).reshape(len(cols), num_leaves).T
+    return _Tables(leaf_cols, leaf_colmask, np.asarray(cols, np.int32), np.asarray(bias, bool),
+                   np.asarray(node, np.int32), on_leaf)
+
+
+def num_features(structure) -> int:
+    """``d = sum_v d_v``, the length of ``c`` (§2.4)."""
+    return int(_tables(structure).feature_cols.shape[0])
+
+
+def tree_features(structure, x, leaf):
+    r"""Features :math:`z_{p}(x) = [r_v(x)]_v`, zero on the nodes off leaf ``p``'s path (§2.4).
+
+    Args:
+      structure: the tree structure.
+      x: ``(m, D)`` unit-cube rows.
+      leaf: ``(m,)`` (or scalar) leaf index of each row.
+    Returns:
+      ``(m, d)`` features, in node order, each node's bias (if any) before its columns: the layout of
+      :meth:`jbo.spaces.Space.tree_features`.
+    """
+    t = _tables(structure)
+    value = jnp.where(t.feature_bias, jnp.ones((), x.dtype), x[..., t.feature_cols])
+    on = jnp.asarray(t.feature_on_leaf)[jnp.broadcast_to(leaf, x.shape[:-1])]
+    return jnp.where(on, value, 0.0)
+
+
+def _leaf_inputs(structure, x, leaf):
+    """``(m, D_max)`` inputs of leaf ``leaf``'s GP; unused slots are 0 so no kernel sees them."""
+    t = _tables(structure)
+    cols, colmask = jnp.asarray(t.leaf_cols)[leaf], jnp.asarray(t.leaf_colmask)[leaf]
+    return jnp.where(colmask, x[..., cols], 0.0)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+class TreeData(NamedTuple):
+    """Observations grouped by leaf into padded blocks.
+
+    Attributes:
+      x: ``(P, n_pad, D)`` unit-cube rows (full rows: each leaf picks its own columns).
+      y: ``(P, n_pad)`` standardised targets (zero on padded rows).
+      mask: ``(P, n_pad)`` bool, ``True`` on real rows.
+    """
+
+    x: jnp.ndarray
+    y: jnp.ndarray
+    mask: jnp.ndarray
+
+    @property
+    def n(self):
+        return jnp.sum(self.mask)
+
+
+def tree_data(x: np.ndarray, y: np.ndarray, leaf: np.ndarray, num_leaves: int, size: int | None = None,
+              dtype=jnp.float64, minimum: int = 8) -> TreeData:
+    """Group observations by leaf into padded blocks (NumPy, outside ``jit``).
+
+    Args:
+      x: ``(n, D)`` unit-cube rows; y: ``(n,)`` standardised targets; leaf: ``(n,)`` leaf index.
+      num_leaves: ``P``.
+      size: rows per block (default: :func:`jbo.data.bucket_size` of the largest leaf count, so a run
+        compiles a handful of shapes).
+      dtype: float dtype.
+      minimum: smallest block size.
+    Returns:
+      A :class:`TreeData`; padded rows sit at 0.5 with target 0 and ``mask = False``.
+    """
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64).reshape(-1)
+    leaf = np.asarray(leaf, np.int64).reshape(-1)
+    counts = np.bincount(leaf, minlength=num_leaves)
+    if len(counts) > num_leaves:
+        raise ValueError(f"leaf index {leaf.max()} out of range for {num_leaves} leaves")
+    size = bucket_size(int(counts.max(initial=0)), minimum=minimum) if size is None else size
+    if size < counts.max(initial=0):
+        raise ValueError(f"size ({size}) must be >= the largest leaf count ({counts.max()})")
+    xs = np.full((num_leaves, size, x.shape[1]), 0.5)
+    ys = np.zeros((num_leaves, size))
+    mask = np.zeros((num_leaves, size), bool)
+    for p in range(num_leaves):
+        rows = np.flatnonzero(leaf == p)
+        xs[p, : len(rows)], ys[p, : len(rows)], mask[p, : len(rows)] = x[rows], y[rows], True
+    return TreeData(jnp.asarray(xs, dtype), jnp.asarray(ys, dtype), jnp.asarray(mask))
+
+
+# ----------------------------------------------------------------------------- model
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeSpec:
+    """Static description of a tree model (hashable: jitted functions take it as a static argument).
+
+    Attributes:
+      structure: the structure actually modelled (:func:`model_structure`).
+      kernel: covariance of every leaf GP (each leaf has its own params: ARD lengthscales over its
+        own columns, amplitude).
+      variance_per: ``"node"``: one prior variance per inner node, shared by the node's features (a
+        one-hot categorical's weights are exchangeable, and the hyperparameter count stays ``V``);
+        ``"feature"``: one per feature. The paper only says Σ_c is diagonal.
+      variance_loc, variance_scale: log-normal prior of those variances (on standardised targets;
+        median ``exp(loc)``).
+      noise_scale: horseshoe scale of the shared noise variance σ².
+      noise_floor: added to σ² (as in :func:`jbo.models.gp.exact_gp`).
+      jitter: first Cholesky jitter of each ``M_p`` (default by dtype).
+      precision_jitter: jitter of the Cholesky of the *equilibrated* (unit-diagonal) ``Λ_c``; Λ_c is
+        PD by construction (its prior part Σ_c⁻¹ is), so this only guards round-off.
+    """
+
+    structure: Any
+    kernel: Kernel = Matern52()
+    variance_per: str = "node"
+    variance_loc: float = 0.0
+    variance_scale: float = 1.0
+    noise_scale: float = 0.1
+    noise_floor: float = 1e-6
+    jitter: float | None = None
+    precision_jitter: float = 1e-12
+
+    def __post_init__(self):
+        if self.variance_per not in ("node", "feature"):
+            raise ValueError(f"variance_per must be 'node' or 'feature', got {self.variance_per!r}")
+
+    @property
+    def num_leaves(self) -> int:
+        return len(self.structure.leaf_columns)
+
+    @property
+    def num_features(self) -> int:
+        return num_features(self.structure)
+
+
+def _pad_slots(tree, width: int, total: int):
+    """Pad every per-column array (last axis ``width``) of a kernel's params to ``total`` slots with 1."""
+
+    def pad(a):
+        a = jnp.asarray(a)
+        if a.ndim >= 1 and a.shape[-1] == width and total > width:
+            return jnp.concatenate([a, jnp.ones(a.shape[:-1] + (total - width,), a.dtype)], -1)
+        return a
+
+    return jax.tree_util.tree_map(pad, tree)
+
+
+def prior(spec: TreeSpec, data=None):
+    """numpyro prior of every hyperparameter (the Surrogate's ``prior``).
+
+    Sites: ``leaf{p}/...`` the kernel params of leaf ``p`` (over its own columns; a leaf without
+    columns draws one unused lengthscale so that every leaf has the same params structure),
+    ``offset`` ``(P,)`` the leaf means ``b_p``, ``noise`` the shared σ², and (unless ``d = 0``)
+    ``node_variance`` ``(V,)`` or ``(d,)``, the diagonal of Σ_c.
+
+    Returns:
+      ``{"kernel": params stacked over leaves (slots padded to D_max), "offset", "noise",
+      "variance": (d,) per-feature prior variance}``.
+    """
+    t = _tables(spec.structure)
+    total = t.leaf_cols.shape[1]
+    leaf_params = []
+    for p, cols in enumerate(spec.structure.leaf_columns):
+        width = max(len(cols), 1)
+        leaf_params.append(_pad_slots(spec.kernel.sample_params(width, prefix=f"leaf{p}/"), width, total))
+    kernel_params = jax.tree_util.tree_map(lambda *a: jnp.stack(a), *leaf_params)
+    params = {
+        "kernel": kernel_params,
+        "offset": priors.sample("offset", priors.mean_prior(), (spec.num_leaves,)),
+        "noise": numpyro.sample("noise", priors.noise_prior(spec.noise_scale)),
+    }
+    d = spec.num_features
+    if d:
+        per_node = spec.variance_per == "node"
+        count = len(spec.structure.nodes) if per_node else d
+        variance = priors.sample("node_variance", dist.LogNormal(spec.variance_loc, spec.variance_scale), (count,))
+        params["variance"] = variance[jnp.asarray(t.feature_node)] if per_node else variance
+    return params
+
+
+class TreePosterior(NamedTuple):
+    """Per-sample factorisations (``condition``'s output).
+
+    Attributes:
+      params, data: the hyperparameters and the blocks conditioned on.
+      factor: ``(P, n, n)`` lower Cholesky factors ``L_p`` of ``M_p`` (identity on padded rows).
+      alpha: ``(P, n)`` ``M_p^{-1} r_p``.
+      residual: ``(P, n)`` whitened residuals ``L_p^{-1} r_p``.
+      features: ``(P, n, d)`` whitened features ``L_p^{-1} Z_p``.
+      precision_factor: ``(d, d)`` lower Cholesky factor of Λ_c.
+      weight_mean: ``(d,)`` posterior mean of ``c``, ``Λ_c^{-1} f_c``.
+      weight_rhs: ``(d,)`` ``f_c``.
+    """
+
+    params: Any
+    data: TreeData
+    factor: jnp.ndarray
+    alpha: jnp.ndarray
+    residual: jnp.ndarray
+    features: jnp.ndarray
+    precision_factor: jnp.ndarray
+    weight_mean: jnp.ndarray
+    weight_rhs: jnp.ndarray
+
+
+def _leaf_params(params, leaf):
+    return jax.tree_util.tree_map(lambda a: a[leaf], params["kernel"])
+
+
+def condition(spec: TreeSpec, params, data: TreeData) -> TreePosterior:
+    """Factorise every ``M_p`` and Λ_c (§2.2) in ``O(d^3 + Σ_p n_pad^3)``.
+
+    Args:
+      spec: the model.
+      params: hyperparameters (:func:`prior`'s return value).
+      data: padded per-leaf blocks.
+    Returns:
+      A :class:`TreePosterior`.
+    """
+    structure, kernel = spec.structure, spec.kernel
+    dtype = data.y.dtype
+    jitter = linalg.default_jitter(dtype) if spec.jitter is None else spec.jitter
+    noise = params["noise"] + spec.noise_floor
+    leaves = jnp.arange(spec.num_leaves)
+
+    def leaf_factor(kparams, x, mask, p):
+        xl = _leaf_inputs(structure, x, p)
+        both = mask[:, None] & mask[None, :]
+        gram = jnp.where(both, kernel.gram(kparams, xl, xl), 0.0)
+        return linalg.cholesky(gram + jnp.diag(jnp.where(mask, noise, 1.0)), jitter)
+
+    factor = jax.vmap(leaf_factor)(params["kernel"], data.x, data.mask, leaves)
+    lower = jax.vmap(functools.partial(solve_triangular, lower=True))
+    upper = jax.vmap(functools.partial(solve_triangular, lower=True, trans=1))
+    r = jnp.where(data.mask, data.y - params["offset"][:, None], 0.0)
+    residual = lower(factor, r)
+    alpha = upper(factor, residual)
+    d = spec.num_features
+    if d == 0:
+        empty = jnp.zeros((0,), dtype)
+        return TreePosterior(params, data, factor, alpha, residual, jnp.zeros(data.y.shape + (0,), dtype),
+                             jnp.zeros((0, 0), dtype), empty, empty)
+    z = jax.vmap(lambda x, mask, p: jnp.where(mask[:, None], tree_features(structure, x, p), 0.0))(
+        data.x, data.mask, leaves)
+    features = lower(factor, z)
+    precision = jnp.diag(1.0 / params["variance"]) + jnp.einsum("pnd,pne->de", features, features)
+    rhs = jnp.einsum("pnd,pn->d", features, residual)
+    # Λ_c mixes 1/σ_c² with n_p/σ² (up to ~1e6 apart): factorise its unit-diagonal rescaling
+    # (Jacobi equilibration), where an absolute jitter means the same thing for every entry.
+    scale = jnp.sqrt(jnp.diag(precision))
+    unit = linalg.cholesky(precision / (scale[:, None] * scale[None, :]), spec.precision_jitter)
+    precision_factor = scale[:, None] * unit
+    weight_mean = linalg.cho_solve(precision_factor, rhs)
+    return TreePosterior(params, data, factor, alpha, residual, features, precision_factor, weight_mean, rhs)
+
+
+def log_marginal_likelihood(spec: TreeSpec, params, data: TreeData):
+    """``log p(y)`` of eq. (3) (see the module docstring), ``-inf`` where a factorisation fails.
+
+    Padded rows add exactly nothing: their factor is ``sqrt(1 + jitter)`` on the diagonal and their
+    log-determinant terms are masked out.
+    """
+    post = condition(spec, params, data)
+    diag = jnp.diagonal(post.factor, axis1=-2, axis2=-1)
+    n = jnp.sum(data.mask)
+    value = (-0.5 * jnp.sum(post.residual**2) - jnp.sum(jnp.where(data.mask, jnp.log(diag), 0.0))
+             - 0.5 * n * math.log(2.0 * math.pi))
+    if spec.num_features:
+        w = solve_triangular(post.precision_factor, post.weight_rhs, lower=True)
+        value = (value + 0.5 * jnp.sum(w**2) - jnp.sum(jnp.log(jnp.diag(post.precision_factor)))
+                 - 0.5 * jnp.sum(jnp.log(params["variance"])))
+    return jnp.where(jnp.isfinite(value), value, -jnp.inf)
+
+
+class _LeafTerms(NamedTuple):
+    mean: jnp.ndarray  # (m,) b_p + k^T M^{-1} r (the GP part, c not yet added)
+    whitened_cross: jnp.ndarray  # (n, m) L_p^{-1} k_p(x)
+    inputs: jnp.ndarray  # (m, D_max) the leaf GP's inputs
+    t: jnp.ndarray  # (m, d) t_p(x) = z_p(x) - Z_p^T M_p^{-1} k_p(x)
+
+
+def _leaf_terms(spec: TreeSpec, post: TreePosterior, x, leaf) -> _LeafTerms:
+    structure, kernel = spec.structure, spec.kernel
+    kparams = _leaf_params(post.params, leaf)
+    xs, mask = post.data.x[leaf], post.data.mask[leaf]
+    xl = _leaf_inputs(structure, x, leaf)
+    cross = jnp.where(mask[:, None], kernel.gram(kparams, _leaf_inputs(structure, xs, leaf), xl), 0.0)
+    mean = post.params["offset"][leaf] + cross.T @ post.alpha[leaf]
+    v = solve_triangular(post.factor[leaf], cross, lower=True)
+    t = tree_features(structure, x, leaf) - v.T @ post.features[leaf]
+    return _LeafTerms(mean, v, xl, t)
+
+
+def predict_leaf(spec: TreeSpec, post: TreePosterior, x, leaf):
+    r"""Predictive mean and variance of :math:`g_p(x) + z_p(x)^\top c` at leaf ``leaf`` (§3.2).
+
+    Args:
+      spec: the model; post: a :class:`TreePosterior`.
+      x: ``(m, D)`` unit-cube rows, all read as points of leaf ``leaf``.
+      leaf: leaf index (may be traced).
+    Returns:
+      ``(mean (m,), var (m,))``, noise excluded.
+    """
+    terms = _leaf_terms(spec, post, x, leaf)
+    mean = terms.mean + terms.t @ post.weight_mean
+    var = spec.kernel.diag(_leaf_params(post.params, leaf), terms.inputs) - jnp.sum(terms.whitened_cross**2, 0)
+    if spec.num_features:
+        w = solve_triangular(post.precision_factor, terms.t.T, lower=True)
+        var = var + jnp.sum(w**2, 0)
+    return mean, jnp.maximum(var, 1e-12)
+
+
+def predict(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x):
+    """Predictive mean and variance at rows of any leaves (each row's leaf from ``leaf_of(x)``).
+
+    Computes every leaf's terms and keeps each row's own (``P`` times the work of
+    :func:`predict_leaf`, which the acquisition uses when the leaf is known).
+    """
+    leaf = leaf_of(x)
+    terms = jax.vmap(lambda p: _leaf_terms(spec, post, x, p))(jnp.arange(spec.num_leaves))
+    rows = jnp.arange(x.shape[0])
+    mean = terms.mean[leaf, rows]
+    prior_var = jax.vmap(lambda p: spec.kernel.diag(_leaf_params(post.params, p), terms.inputs[p]))(
+        jnp.arange(spec.num_leaves))
+    var = prior_var[leaf, rows] - jnp.sum(terms.whitened_cross**2, 1)[leaf, rows]
+    if spec.num_features:
+        t = terms.t[leaf, rows]
+        mean = mean + t @ post.weight_mean
+        w = solve_triangular(post.precision_factor, t.T, lower=True)
+        var = var + jnp.sum(w**2, 0)
+    return mean, jnp.maximum(var, 1e-12)
+
+
+def predict_joint(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x):
+    r"""Joint predictive mean ``(m,)`` and covariance ``(m, m)`` (:math:`\tilde S` of §3.2; rows of
+    different leaves covary through ``c`` only)."""
+    leaf = leaf_of(x)
+    leaves = jnp.arange(spec.num_leaves)
+
+    def per_leaf(p):
+        terms = _leaf_terms(spec, post, x, p)
+        gram = spec.kernel.gram(_leaf_params(post.params, p), terms.inputs, terms.inputs)
+        return terms.mean, gram - terms.whitened_cross.T @ terms.whitened_cross, terms.t
+
+    means, covs, ts = jax.vmap(per_leaf)(leaves)
+    rows = jnp.arange(x.shape[0])
+    mean = means[leaf, rows]
+    cov = jnp.where(leaf[:, None] == leaf[None, :], covs[leaf[:, None], rows[:, None], rows[None, :]], 0.0)
+    if spec.num_features:
+        t = ts[leaf, rows]
+        mean = mean + t @ post.weight_mean
+        w = solve_triangular(post.precision_factor, t.T, lower=True)
+        cov = cov + w.T @ w
+    return mean, cov
+
+
+def fantasize(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x, mask=None) -> TreePosterior:
+    """Condition also on ``x`` ``(q, D)`` at its predictive mean (kriging believer).
+
+    Every leaf block grows by ``q`` rows; row ``j`` is real in block ``p`` iff ``mask[j]`` and
+    ``x[j]`` belongs to leaf ``p``, so shapes stay static.
+    """
+    mask = jnp.ones(x.shape[0], bool) if mask is None else mask
+    mean, _ = predict(spec, leaf_of, post, x)
+    data, num = post.data, spec.num_leaves
+    extended = TreeData(
+        jnp.concatenate([data.x, jnp.broadcast_to(x.astype(data.x.dtype), (num,) + x.shape)], 1),
+        jnp.concatenate([data.y, jnp.broadcast_to(mean.astype(data.y.dtype), (num, x.shape[0]))], 1),
+        jnp.concatenate([data.mask, (leaf_of(x)[None, :] == jnp.arange(num)[:, None]) & mask[None, :]], 1),
+    )
+    return condition(spec, post.params, extended)
+
+
+def tree_gp(spec: TreeSpec, leaf_of: Callable, name: str = "tree") -> Surrogate:
+    """The tree model as a :class:`~jbo.models.base.Surrogate` over :class:`TreeData`.
+
+    Args:
+      spec: the model (:class:`TreeSpec`).
+      leaf_of: jnp function ``(m, D) -> (m,)`` giving the leaf of unit-cube rows (:class:`LeafDecoder`).
+      name: ``"tree"``, ``"independent"`` or ``"marginal"``.
+    Returns:
+      A Surrogate whose ``data`` is a :class:`TreeData`; ``infer`` samples its hyperparameters as any other.
+    """
+    return Surrogate(
+        name=name,
+        prior=lambda data: prior(spec, data),
+        log_likelihood=lambda params, data: log_marginal_likelihood(spec, params, data),
+        condition=lambda params, data: condition(spec, params, data),
+        predict=lambda post, x: predict(spec, leaf_of, post, x),
+        fantasize=lambda post, x, mask=None: fantasize(spec, leaf_of, post, x, mask),
+        predict_joint=lambda post, x: predict_joint(spec, leaf_of, post, x),
+    )
+
+
+# ----------------------------------------------------------------------------- leaves in the cube
+
+
+def _boundaries(param) -> np.ndarray:
+    """Cube coordinates where an integer parameter's decoded value steps to the next integer.
+
+    Found by bisection between neighbouring bin centres on the parameter's own ``decode_values``,
+    so linear and log-scaled integers decode exactly as :mod:`jbo.spaces` decodes them.
+    """
+    values = list(range(param.low, param.high + 1))
+    centres = np.asarray(param.encode_values(values))[:, 0]
+    lo, hi, first = centres[:-1].copy(), centres[1:].copy(), np.asarray(values[:-1])
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        below = np.asarray(param.decode_values(mid[:, None])) == first
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return hi
+
+
+@dataclasses.dataclass(frozen=True)
+class LeafDecoder:
+    """The leaf of unit-cube rows in jnp (jittable), from the leaves' decision assignments.
+
+    A row belongs to leaf ``p`` when each decision ``(name, value)`` of ``p`` decodes to ``value``:
+    a categorical by the argmax of its one-hot columns, an integer by its bin. The decoder also
+    writes a leaf's decisions into a row (:meth:`encode`), which is how a proposal names its leaf.
+
+    Build it with :meth:`from_space`.
+    """
+
+    decisions: tuple  # ((columns, kind, boundaries), ...) one per decision parameter
+    leaf_codes: tuple  # per leaf: ((decision index, code), ...)
+    template: tuple  # (P, D) encoded decisions of each leaf (nested tuples)
+    template_mask: tuple  # (P, D) columns holding a decision of that leaf
+
+    @classmethod
+    def from_space(cls, space, structure) -> "LeafDecoder":
+        names = sorted({name for leaf in structure.leaves for name, _ in leaf}, key=space.names.index)
+        params, columns = space.params, space.columns
+        decisions = []
+        for name in names:
+            param, sl = params[name], columns[name]
+            cols = tuple(range(sl.start, sl.stop))
+            if hasattr(param, "choices"):
+                decisions.append((cols, "categorical", ()))
+            elif hasattr(param, "n_values"):
+                decisions.append((cols, "integer", tuple(_boundaries(param).tolist())))
+            else:
+                raise ValueError(f"decision parameter {name!r} must be categorical or integer, got {param!r}")
+        num = len(structure.leaves)
+        template = np.zeros((num, space.dim))
+        template_mask = np.zeros((num, space.dim), bool)
+        codes = []
+        for p, leaf in enumerate(structure.leaves):
+            mine = []
+            for name, value in leaf:
+                k, param, sl = names.index(name), params[name], columns[name]
+                code = param.index(value) if hasattr(param, "choices") else int(param.check_value(value)) - param.low
+                mine.append((k, code))
+                template[p, sl] = param.encode(value)
+                template_mask[p, sl] = True
+            codes.append(tuple(mine))
+        return cls(tuple(decisions), tuple(codes), tuple(map(tuple, template.tolist())),
+                   tuple(map(tuple, template_mask.tolist())))
+
+    def codes(self, x):
+        """``(m, K)`` decoded code of every decision parameter (category index, integer - low)."""
+        out = []
+        for cols, kind, bounds in self.decisions:
+            if kind == "categorical":
+                out.append(jnp.argmax(x[..., jnp.asarray(cols)], axis=-1))
+            else:
+                u = jnp.clip(x[..., cols[0]], 0.0, 1.0)
+                out.append(jnp.searchsorted(jnp.asarray(bounds, x.dtype), u, side="right"))
+        return jnp.stack(out, -1) if out else jnp.zeros(x.shape[:-1] + (0,), jnp.int32)
+
+    def __call__(self, x):
+        """``(m,)`` leaf index of each row (0 for a row that matches no leaf)."""
+        codes = self.codes(x)
+        match = [jnp.all(jnp.stack([codes[..., k] == c for k, c in leaf] + [jnp.ones(x.shape[:-1], bool)]), 0)
+                 for leaf in self.leaf_codes]
+        return jnp.argmax(jnp.stack(match, -1), -1)
+
+    def encode(self, x, leaf):
+        """``x`` ``(..., D)`` with leaf ``leaf``'s decision columns written in (traceable)."""
+        template = jnp.asarray(self.template, x.dtype)[leaf]
+        return jnp.where(jnp.asarray(self.template_mask)[leaf], template, x)
+
+
+# ----------------------------------------------------------------------------- acquisition
+
+
+def path_moments(spec: TreeSpec, post: TreePosterior, x, leaf):
+    r"""Mean and variance of :math:`b_p + z_p(x)^\top c` under the posterior of ``c`` (eq. 6).
+
+    Only the shared columns of ``x`` on ``leaf``'s path matter (through :math:`z_p`).
+    Returns ``(mean (m,), var (m,))``.
+    """
+    z = tree_features(spec.structure, x, leaf)
+    mean = post.params["offset"][leaf] + z @ post.weight_mean
+    if spec.num_features == 0:
+        return mean, jnp.zeros_like(mean)
+    w = solve_triangular(post.precision_factor, z.T, lower=True)
+    return mean, jnp.sum(w**2, 0)
+
+
+def path_expected_improvement(spec: TreeSpec, post: TreePosterior, x, leaf, best, log: bool = True):
+    r"""Path EI of eq. (6): :math:`\mathbb E[(y_{\min} - b_p - z_p^\top c)_+]`, ``c`` from its posterior.
+
+    With shared parameters (§2.4) :math:`z_p` depends on the shared columns of ``x``, and the paper
+    maximises (6) jointly over ``p`` and those columns; this evaluates it at rows ``x``. A path
+    whose ``z_p^T c`` has no posterior variance gets :math:`(y_{\min} - \mu)_+` (through a
+    variance floor of 1e-24, or 1e-12 in float32).
+
+    Args:
+      spec, post: the model and one posterior.
+      x: ``(m, D)`` rows (only their shared columns on the path are read).
+      leaf: leaf index.
+      best: incumbent ``y_min`` (standardised).
+      log: return log-EI (finite everywhere, what the optimiser climbs) instead of EI.
+    Returns:
+      ``(m,)`` (log) path EI.
+    """
+    mean, var = path_moments(spec, post, x, leaf)
+    floor = 1e-24 if mean.dtype == jnp.float64 else 1e-12
+    var = jnp.maximum(var, floor)
+    return acq.log_expected_improvement(mean, var, best) if log else acq.expected_improvement(mean, var, best)
+
+
+def _integrated(values):
+    """Mean over the sample axis of ``exp(values)``, in the log domain (integrated log-EI)."""
+    return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
+
+
+def _leaf_acquisition(spec, posteriors, leaf, best, acquisition: str, ucb_beta: float):
+    pointwise, log_domain = acq.ACQUISITIONS[acquisition]
+    if acquisition == "ucb":
+        pointwise = functools.partial(pointwise, beta=ucb_beta)
+    return acq.integrate(lambda post, x: predict_leaf(spec, post, x, leaf), posteriors, pointwise, log_domain, best)
+
+
+@functools.partial(jax.jit, static_argnames=("spec", "decoder", "strategy", "acquisition", "ucb_beta", "config"))
+def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
+            strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
+            config: MaximizeConfig = MaximizeConfig()):
+    """One proposal of the tree model or its baselines (jitted; static shapes).
+
+    ``strategy="two_step"`` (Jenatton §3.2): for each leaf, maximise the integrated path EI (6)
+    over its shared columns and pick the leaf ``p*`` with the largest maximum; then maximise the
+    integrated EI (5) (or ``acquisition``) at leaf ``p*`` only, from ``anchors`` plus step 1's
+    maximiser. ``strategy="all_leaves"``: maximise (5) in every leaf and keep the best (the search
+    of the independent and marginal baselines, Table 1).
+
+    Args:
+      spec, decoder: the model and the leaf decoder of its space.
+      params: stacked hyperparameter samples (leading axis ``S``).
+      data: per-leaf blocks; pending_x, pending_mask: padded pending points (fantasies) or ``None``.
+      anchors: ``(A, D)`` candidates; best: incumbent (standardised).
+      strategy, acquisition, ucb_beta, config: see above and :class:`jbo.optimize.MaximizeConfig`.
+    Returns:
+      ``(x (D,), score, leaf)``: ``x`` carries leaf ``leaf``'s decisions in its decision columns.
+    """
+    posteriors = jax.vmap(lambda p: condition(spec, p, data))(params)
+    if pending_x is not None:
+        posteriors = jax.vmap(lambda post: fantasize(spec, decoder, post, pending_x, pending_mask))(posteriors)
+    leaves = jnp.arange(spec.num_leaves)
+    search = functools.partial(maximize, top_k=config.top_k, num_steps=config.num_steps,
+                               learning_rate=config.learning_rate)
+
+    def leaf_search(leaf, extra):
+        score = _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta)
+        return search(score, jnp.concatenate([anchors, extra]))
+
+    if strategy == "all_leaves":
+        xs, scores = jax.lax.map(lambda p: leaf_search(p, anchors[:0]), leaves)
+        leaf = jnp.argmax(scores)
+        return decoder.encode(xs[leaf], leaf), scores[leaf], leaf
+    if strategy != "two_step":
+        raise ValueError(f"unknown strategy {strategy!r}; valid choices: ['two_step', 'all_leaves']")
+
+    def path_search(leaf):
+        values = lambda x: _integrated(jax.vmap(lambda post: path_expected_improvement(spec, post, x, leaf, best))(
+            posteriors))
+        return search(values, anchors)
+
+    path_x, path_scores = jax.lax.map(path_search, leaves)
+    leaf = jnp.argmax(path_scores)
+    x, score = leaf_search(leaf, path_x[leaf][None])
+    return decoder.encode(x, leaf), score, leaf
+
+
+# ----------------------------------------------------------------------------- loop
+
+
+@functools.lru_cache(maxsize=32)
+def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False):
+    """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: jitted programs
+    key on these objects).
+
+    Args:
+      space: a :class:`jbo.spaces.Space` with conditions (``space.tree()``).
+      mode: ``"tree"``, ``"independent"`` or ``"marginal"``.
+      kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
+    """
+    from jbo.kernels import make_kernel
+
+    structure = space.tree()
+    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp))
+    decoder = LeafDecoder.from_space(space, structure)
+    return spec, decoder, tree_gp(spec, decoder, mode)
+
+
+def proposer(mode: str):
+    """The loop proposer of ``model=mode`` (registered in :data:`jbo.loop.MODELS`).
+
+    ``"tree"`` proposes by two-step EI; ``"independent"`` and ``"marginal"`` maximise EI in every
+    leaf (their search in Jenatton's Table 1). Hyperparameters are inferred by
+    ``settings.inference`` like the exact GP's, warm-started from the previous samples.
+
+    Returns:
+      ``proposer(settings, space, context, previous_samples) -> jbo.loop.Proposal``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown tree model {mode!r}; valid choices: {list(MODES)}")
+    strategy = "two_step" if mode == "tree" else "all_leaves"
+
+    def run(settings, space, ctx, previous):
+        from jbo.loop import Proposal, infer_hyperparameters  # jbo.loop imports this module
+
+        if settings.acquisition == "thompson":
+            raise ValueError(f"model {mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
+        spec, decoder, surrogate = model_for(space, mode, settings.kernel, settings.warp)
+        leaf = np.asarray(decoder(jnp.asarray(ctx.x_train)))
+        data = tree_data(ctx.x_train, ctx.y_std, leaf, spec.num_leaves, dtype=ctx.dtype)
+        t0 = time.perf_counter()
+        samples = infer_hyperparameters(settings, previous, surrogate, data, ctx.key_fit)
+        jax.block_until_ready(samples.z)
+        t1 = time.perf_counter()
+        x, score, chosen = propose(spec, decoder, samples.params, data, ctx.pending_x, ctx.pending_mask,
+                                   ctx.anchors, ctx.best, strategy=strategy, acquisition=settings.acquisition,
+                                   ucb_beta=float(settings.ucb_beta), config=settings.maximize)
+        info = dict(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
+                    leaf=int(chosen), n_leaf_pad=int(data.x.shape[1]),
+                    **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
+        return Proposal(np.asarray(x, dtype=np.float64), samples, info)
+
+    return run
