@@ -23,6 +23,7 @@ __all__ = [
     "log10_distance",
     "nmse",
     "ranks",
+    "ranks_over_time",
     "mean_and_stderr",
 ]
 
@@ -142,6 +143,24 @@ def ranks(matrix, average: bool = True) -> np.ndarray:
         raise ValueError(f"matrix must be (n_rows, n_methods), got shape {m.shape}")
     m = np.where(np.isnan(m), np.inf, m)
     r = rankdata(m, method="average", axis=1)
+    return r.mean(axis=0) if average else r
+
+
+def ranks_over_time(curves, average: bool = True) -> np.ndarray:
+    """:func:`ranks` at every iteration: ranks of methods within each row, one ranking per step ``t``.
+
+    Args:
+      curves: ``(n_rows, n_methods, T)`` scores to minimise (e.g. best value so far of each method on
+        each problem; ``nan``: no result, ranked worst).
+      average: return the mean rank over rows ``(n_methods, T)`` (the "average rank against
+        iterations" of Jenatton et al. 2017, Fig. 4); ``False`` returns ``(n_rows, n_methods, T)``.
+    """
+    c = np.asarray(curves, dtype=np.float64)
+    if c.ndim != 3:
+        raise ValueError(f"curves must be (n_rows, n_methods, T), got shape {c.shape}")
+    n_rows, n_methods, steps = c.shape
+    flat = np.moveaxis(c, 2, 1).reshape(n_rows * steps, n_methods)  # one row per (row, t)
+    r = np.moveaxis(ranks(flat, average=False).reshape(n_rows, steps, n_methods), 1, 2)
     return r.mean(axis=0) if average else r
 
 

@@ -71,6 +71,20 @@ def test_ranks_average_ties_and_nan():
     np.testing.assert_allclose(metrics.ranks(m), [6.5 / 3, 5.5 / 3, 2.0])
 
 
+def test_ranks_over_time_ranks_each_step():
+    # two problems, three methods, two steps
+    curves = np.array([[[3.0, 1.0], [2.0, 2.0], [1.0, 3.0]],
+                       [[1.0, 1.0], [1.0, NAN], [2.0, 0.0]]])
+    per_row = metrics.ranks_over_time(curves, average=False)
+    np.testing.assert_allclose(per_row[0], [[3, 1], [2, 2], [1, 3]])
+    np.testing.assert_allclose(per_row[1], [[1.5, 2], [1.5, 3], [3, 1]])
+    np.testing.assert_allclose(metrics.ranks_over_time(curves), [[2.25, 1.5], [1.75, 2.5], [2.0, 2.0]])
+    for t in range(2):
+        np.testing.assert_allclose(per_row[:, :, t], metrics.ranks(curves[:, :, t], average=False))
+    with pytest.raises(ValueError):
+        metrics.ranks_over_time(np.zeros((2, 3)))
+
+
 def test_mean_and_stderr():
     curves = np.array([[1.0, 2.0], [3.0, 2.0], [5.0, 2.0]])
     mean, se = metrics.mean_and_stderr(curves)
