@@ -27,6 +27,7 @@ from jbo.data import Standardizer, bucket_size, pad_data
 from jbo.kernels import KERNELS, make_arc_kernel, make_kernel
 from jbo.models import blr, dngo
 from jbo.models.base import Surrogate
+from jbo.models import tree as tree_model
 from jbo.models.gp import exact_gp
 from jbo.optimize import MaximizeConfig, local_anchors, maximize
 from jbo.spaces import Space
@@ -46,7 +47,8 @@ class Settings:
 
     Attributes:
       model: surrogate (``"gp"``, ``"arc"``: the GP with the arc kernel over the space's relevance
-        mask, or ``"random"`` search).
+        mask, ``"tree"``: Jenatton et al.'s tree GP with two-step EI, its baselines
+        ``"independent"`` and ``"marginal"`` (:mod:`jbo.models.tree`), or ``"random"`` search).
       inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``.
       seed: seed of every random choice of the run.
@@ -357,6 +359,10 @@ MODELS: dict[str, Callable | None] = {
     "arc": sampled_surrogate_proposer(lambda s, space: arc_surrogate(s.kernel, s.warp, space)),
     "dngo": dngo_proposer,
     "ensemble": dngo_proposer,
+    # Jenatton et al. (2017): tree GP with two-step EI; its baselines search every leaf.
+    "tree": tree_model.proposer("tree"),
+    "independent": tree_model.proposer("independent"),
+    "marginal": tree_model.proposer("marginal"),
     "random": None,
 }
 
