@@ -560,6 +560,8 @@ class LeafDecoder:
     a categorical by the argmax of its one-hot columns, an integer by its bin. The decoder also
     writes a leaf's decisions into a row (:meth:`encode`), which is how a proposal names its leaf.
 
+    It agrees with :meth:`jbo.spaces.Space.leaf_index` (tested); it exists as a small frozen,
+    hashable object that jitted programs take as a static argument and that also encodes leaves.
     Build it with :meth:`from_space`.
     """
 
