@@ -121,6 +121,7 @@ def _dtype(config: NetworkConfig):
     return jnp.float32 if config.dtype == "float32" else jnp.float64
 
 
+@functools.partial(jax.jit, static_argnames=("config", "dim", "num"))
 def init_networks(key, config: NetworkConfig, dim: int, num: int):
     """``num`` independently initialised networks stacked along a leading axis."""
     dummy = jnp.zeros((1, dim), _dtype(config))
