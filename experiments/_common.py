@@ -36,7 +36,9 @@ def machine() -> str:
             cpu = match.group(1).strip() if match else cpu
     except OSError:
         pass
-    devices = ", ".join(sorted({d.platform for d in jax.devices()}))
+    kinds = [f"{d.platform} ({d.device_kind})" if d.platform != "cpu" else "cpu" for d in jax.devices()]
+    devices = ", ".join(f"{kind} × {kinds.count(kind)} JAX devices" if kinds.count(kind) > 1 else kind
+                        for kind in sorted(set(kinds)))
     return (f"{os.cpu_count()} cores ({cpu}), {devices}; Python {platform.python_version()}, "
             f"jax {jax.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
 

@@ -79,7 +79,24 @@ def main(argv=None):
     parser.add_argument("--max-seconds", type=float, default=120.0)
     parser.add_argument("--slice-max-n", type=int, default=1600, help="largest N for GP-slice")
     parser.add_argument("--gp-max-n", type=int, default=6400, help="largest N for GP-MAP")
+    parser.add_argument("--results", default=os.path.join(_common.RESULTS, "dngo_scaling.json"),
+                        help="JSON file of the timings (written, or read with --report-only)")
+    parser.add_argument("--section", default="dngo_scaling", help="BENCHMARKS.md section to (re)write")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the section from --results")
+    parser.add_argument("--cpu-devices", type=int, default=None,
+                        help="split the host CPU into this many JAX devices (ensemble members then train sharded)")
     args = parser.parse_args(argv)
+    if args.report_only:
+        saved = json.load(open(args.results))
+        if isinstance(saved, list):  # the first format: rows only
+            saved = {"rows": saved, "repeats": args.repeats, "args": {}, "machine": None}
+        write_report(saved["rows"], saved["repeats"], argparse.Namespace(**saved["args"]) if saved["args"] else None,
+                     saved["machine"], args.section)
+        return
+    if args.cpu_devices:
+        import jax
+
+        jax.config.update("jax_num_cpu_devices", args.cpu_devices)
     _common.setup(cache=False)
     rows, stopped = [], set()
     for n in args.n:
@@ -92,12 +109,15 @@ def main(argv=None):
             print(json.dumps(r), flush=True)
             if method.startswith("gp") and r["seconds_per_suggestion"] > args.max_seconds:
                 stopped.add(method)
-    os.makedirs(_common.RESULTS, exist_ok=True)
-    json.dump(rows, open(os.path.join(_common.RESULTS, "dngo_scaling.json"), "w"), indent=1)
-    write_report(rows, args.repeats, args)
+    os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+    machine = _common.header()
+    saved_args = {k: v for k, v in vars(args).items() if k in ("n", "methods", "slice_max_n", "gp_max_n", "cpu_devices")}
+    json.dump({"rows": rows, "repeats": args.repeats, "args": saved_args, "machine": machine},
+              open(args.results, "w"), indent=1)
+    write_report(rows, args.repeats, args, machine, args.section)
 
 
-def write_report(rows, repeats=2, args=None):
+def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling"):
     import numpy as np
 
     from jbo.plotting import plot_times
@@ -108,11 +128,12 @@ def write_report(rows, repeats=2, args=None):
     series = {m: ([r["n"] for r in rows if r["method"] == m], [r["seconds_per_suggestion"] for r in rows if r["method"] == m])
               for m in methods}
     os.makedirs(os.path.join(_common.ROOT, "experiments", "figures"), exist_ok=True)
-    figure = os.path.join("experiments", "figures", "dngo_scaling.png")
+    figure = os.path.join("experiments", "figures", f"{section}.png")
     plot_times({m: (np.asarray(n), np.asarray(s)) for m, (n, s) in series.items()}, os.path.join(_common.ROOT, figure),
                title="Hartmann6: time per suggestion (cf. Snoek et al. 2015, Fig. 1)")
-    lines = ["## DNGO scaling: time per suggestion vs N (Hartmann6; Snoek et al. 2015, Fig. 1)", "",
-             _common.header(),
+    title = "## DNGO scaling: time per suggestion vs N (Hartmann6; Snoek et al. 2015, Fig. 1)"
+    lines = [title + ("" if section == "dngo_scaling" else f" [{section}]"), "",
+             machine or _common.header(),
              f"Median of {repeats} suggestions after the two compiling calls, all methods in one process. GP: Matérn-5/2"
              " ARD, MAP (L-BFGS from the last estimate) or slice (10 samples); DNGO: tanh 50-50-50 network, 1000 Adam"
              " steps (mini-batches of 256 once N > 256), BLR with the quadratic prior mean, 10 slice samples of α, β,"
@@ -146,9 +167,9 @@ def write_report(rows, repeats=2, args=None):
             cells.append("–" if r is None else f"{r['train_seconds']:.2f} / {r['fit_seconds'] - r['train_seconds']:.2f} /"
                          f" {r['acquisition_seconds']:.2f}")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    lines += ["", "Peers on this kind of machine (JAX-NOTES.md, not rerun here): pybnn's DNGO (emcee) ~127 s at"
+    lines += ["", "Peers on the 2-core CPU machine (JAX-NOTES.md, not rerun here): pybnn's DNGO (emcee) ~127 s at"
               " N = 1600; BoTorch SingleTaskGP 28 s; Optuna GPSampler 14 s."]
-    _common.update_section("dngo_scaling", "\n".join(lines))
+    _common.update_section(section, "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -169,6 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
                               help="hidden layer widths (default 50 50 50)")
     dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
                               help="optimisation steps per network training (default 1000)")
+    dngo_options.add_argument("--cpu-devices", type=_positive_int, default=None,
+                              help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that "
+                                   "ensemble members train in parallel, one device per core (default: one per core, "
+                                   "at most --n-networks, for --model ensemble; otherwise JAX's single device)")
     run.add_argument("--out", default=None,
                      help="output directory (default runs/<problem>-<model>-<inference>-s<seed>)")
     run.add_argument("--resume", action="store_true",
@@ -509,6 +513,23 @@ def cmd_plot(args) -> int:
     return 0
 
 
+def use_cpu_devices(count: int, strict: bool = True) -> None:
+    """Ask JAX for ``count`` host CPU devices; only possible before JAX starts its CPU backend.
+
+    Args:
+      count: number of CPU devices.
+      strict: exit with a message if JAX already runs with another count (else keep what it has).
+    """
+    import jax
+
+    try:
+        jax.config.update("jax_num_cpu_devices", count)
+    except RuntimeError as error:  # the backend already runs in this process
+        if strict and len(jax.devices("cpu")) != count:
+            raise SystemExit(f"--cpu-devices {count}: JAX's CPU backend is already initialised with "
+                             f"{len(jax.devices('cpu'))} device(s) in this process ({error})") from None
+
+
 # ------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``jbo`` command; returns the exit status (argparse errors exit with 2)."""
@@ -517,6 +538,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "run":
         configure_jax()
+        if args.cpu_devices:
+            use_cpu_devices(args.cpu_devices)
+        elif args.model == "ensemble":
+            use_cpu_devices(max(1, min(os.cpu_count() or 1, args.n_networks or 5)), strict=False)
     return args.func(args)
 
 

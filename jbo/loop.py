@@ -273,16 +273,18 @@ def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, an
     return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
 
 
-def infer_hyperparameters(settings: Settings, previous, surrogate: Surrogate, data, key):
-    """Hyperparameter samples by ``settings.inference``, warm-started from ``previous`` samples."""
-    first = previous is None
+def _inference_options(settings: Settings, first: bool) -> dict:
     if settings.inference == "map":
         # A cold start explores several prior draws; later fits refine the last estimate, which
         # converges in a few L-BFGS steps and is what keeps MAP cheap at large N.
-        options = dict(num_restarts=settings.map_restarts if first else 0)
-    else:
-        options = dict(num_samples=settings.num_samples, thin=settings.thin,
-                       num_warmup=settings.num_burnin if first else settings.num_warmup)
+        return dict(num_restarts=settings.map_restarts if first else 0)
+    return dict(num_samples=settings.num_samples, thin=settings.thin,
+                num_warmup=settings.num_burnin if first else settings.num_warmup)
+
+
+def infer_hyperparameters(settings: Settings, previous, surrogate: Surrogate, data, key):
+    """Hyperparameter samples by ``settings.inference``, warm-started from ``previous`` samples."""
+    options = _inference_options(settings, previous is None)
     return inference.infer(key, surrogate, data, settings.inference, previous=previous, **options)
 
 
@@ -317,12 +319,24 @@ def _blr_surrogate(quadratic: bool) -> Surrogate:
     return blr.blr_surrogate(quadratic=quadratic)
 
 
+@functools.partial(jax.jit, static_argnames=("surrogate", "method", "options"))
+def _infer_members_jit(members, *, surrogate: Surrogate, method: str, options: tuple):
+    def member(key, member_stats, member_previous):
+        return inference.infer(key, surrogate, member_stats, method, previous=member_previous, **dict(options))
+
+    return jax.vmap(member)(*members)
+
+
 def _infer_members(settings: Settings, surrogate: Surrogate, stats, key, previous):
-    """BLR hyperparameter samples for every ensemble member (``vmap`` over the leading axis)."""
+    """BLR hyperparameter samples for every ensemble member: one jitted program ``vmap``-ped over the
+    leading axis (jitted whole, so the sampler is not re-traced at every suggestion)."""
     keys = jax.random.split(key, jax.tree_util.tree_leaves(stats)[0].shape[0])
-    if previous is None:
-        return jax.vmap(lambda k, s: infer_hyperparameters(settings, None, surrogate, s, k))(keys, stats)
-    return jax.vmap(lambda k, s, p: infer_hyperparameters(settings, p, surrogate, s, k))(keys, stats, previous)
+    static = dict(surrogate=surrogate, method=settings.inference,
+                  options=tuple(sorted(_inference_options(settings, previous is None).items())))
+    mesh = dngo.member_mesh()
+    if mesh is not None and len(keys) > 1:
+        return dngo.over_members(_infer_members_jit, mesh, (keys, stats, previous), **static)
+    return _infer_members_jit((keys, stats, previous), **static)
 
 
 def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> Proposal:

@@ -209,3 +209,13 @@ def test_default_run_without_arguments(capsys):
     assert (results["problem"], results["model"], results["inference"], results["budget"]) == ("branin", "gp", "slice", 30)
     assert results["n_evaluations"] == 30
     assert results["simple_regret"] < 0.5  # 30 evaluations of GP-EI get close to Branin's optimum
+
+
+def test_cpu_devices_after_jax_started_names_the_conflict(capsys):
+    import jax
+
+    jax.devices()  # the backend runs in this process, with one CPU device
+    with pytest.raises(SystemExit, match="--cpu-devices 3"):
+        run("--problem", "branin", "--model", "random", "--budget", "2", "--cpu-devices", "3", "--out", "runs/cpu3")
+    assert run("--problem", "branin", "--model", "random", "--budget", "2", "--cpu-devices", "1",
+               "--out", "runs/cpu1") == 0
