@@ -32,8 +32,8 @@ regret ``R_T = sum_t (y_t - f*)``, both over all evaluations including the initi
 (finished (problem, method, seed) triples are skipped, so a killed run continues), a BENCHMARKS.md section
 and one figure per problem (``experiments/figures/ensemble_dngo_<problem>.png``).
 
-    python experiments/ensemble_dngo.py [--seeds 5] [--budget N] [--problems sinone2 hartmann6 ...]
-        [--methods dngo ensemble-mean ...] [--network-steps 1000] [--report-only]
+    python experiments/ensemble_dngo.py [--seeds 5] [--rounds R | --budget N] [--problems sinone2 hartmann6 ...]
+        [--methods dngo ensemble-mean ...] [--network-steps 1000] [--cpu-devices 2] [--report-only]
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def run_study(args, results: dict) -> dict:
     """Run every missing (problem, method, seed) triple, saving after each run."""
     for problem in args.problems:
         bench = PROBLEMS[problem]
-        budget = args.budget or bench.paper_budget
+        budget = args.budget or bench.n_init + (PAPER_ROUNDS if args.rounds is None else args.rounds)
         if budget <= bench.n_init:
             raise SystemExit(f"{problem}: budget {budget} leaves no model-based round after the {bench.n_init}"
                              " initial points")
@@ -285,7 +285,11 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0 .. seeds-1 per (problem, method)")
     parser.add_argument("--budget", type=int, default=None,
-                        help="evaluations per run, initial design included (default: Pethick's, n_init + 200)")
+                        help="evaluations per run, initial design included (default: n_init + --rounds)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help=f"model-based rounds after each problem's initial design (default Pethick's {PAPER_ROUNDS})")
+    parser.add_argument("--cpu-devices", type=int, default=None,
+                        help="split the host CPU into this many JAX devices (ensemble members then train in parallel)")
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--network-steps", type=int, default=PAPER_STEPS,
@@ -300,6 +304,10 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.cpu_devices:
+        import jax
+
+        jax.config.update("jax_num_cpu_devices", args.cpu_devices)
     _common.setup()
     results = load(args.out)
     if not args.report_only:

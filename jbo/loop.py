@@ -329,14 +329,16 @@ def _infer_members_jit(members, *, surrogate: Surrogate, method: str, options: t
 
 def _infer_members(settings: Settings, surrogate: Surrogate, stats, key, previous):
     """BLR hyperparameter samples for every ensemble member: one jitted program ``vmap``-ped over the
-    leading axis (jitted whole, so the sampler is not re-traced at every suggestion)."""
+    leading axis (jitted whole, so the sampler is not re-traced at every suggestion).
+
+    It stays on the default device even when the networks were trained split over several
+    (:func:`jbo.devices.over_members`): split over two CPU devices, the MAP path (L-BFGS while-loops
+    around a Cholesky) deadlocked XLA's CPU runtime (jax 0.10.2).
+    """
     keys = jax.random.split(key, jax.tree_util.tree_leaves(stats)[0].shape[0])
-    static = dict(surrogate=surrogate, method=settings.inference,
-                  options=tuple(sorted(_inference_options(settings, previous is None).items())))
-    mesh = dngo.member_mesh()
-    if mesh is not None and len(keys) > 1:
-        return dngo.over_members(_infer_members_jit, mesh, (keys, stats, previous), **static)
-    return _infer_members_jit((keys, stats, previous), **static)
+    options = tuple(sorted(_inference_options(settings, previous is None).items()))
+    return _infer_members_jit((keys, stats, previous), surrogate=surrogate, method=settings.inference,
+                              options=options)
 
 
 def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> Proposal:

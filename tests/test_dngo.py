@@ -284,25 +284,31 @@ import jax
 jax.config.update("jax_num_cpu_devices", 2)
 jax.config.update("jax_enable_x64", True)
 import numpy as np, jax.numpy as jnp
-from jbo import cli, loop
+from jbo import devices, loop
 from jbo.benchmarks import get_problem
 from jbo.models import dngo
 
-assert len(jax.devices()) == 2 and dngo.member_mesh() is not None
+assert len(jax.devices()) == 2 and devices.member_mesh() is not None
 config = dngo.NetworkConfig(hidden=(8, 8), num_steps=60, batch_size=16)
 rng = np.random.default_rng(0)
 x, y, mask = jnp.asarray(rng.random((40, 3))), jnp.asarray(rng.normal(size=40)), jnp.ones(40)
 w0 = dngo.init_networks(jax.random.key(0), config, 3, 5)
 one_device = dngo.train_networks(jax.random.key(1), w0, x, y, mask, config=config)
-sharded = dngo.train_sharded(jax.random.key(1), w0, x, y, mask, config=config, mesh=dngo.member_mesh())
+sharded = dngo.train_sharded(jax.random.key(1), w0, x, y, mask, config=config, mesh=devices.member_mesh())
 diff = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(jax.tree_util.tree_leaves(one_device),
                                                            jax.tree_util.tree_leaves(sharded)))
-p = get_problem("branin")
-settings = loop.Settings(model="ensemble", n_networks=3, seed=0, network=config, num_samples=3, num_burnin=10)
-state = loop.init(2)._replace(x=rng.random((12, 2)), y=rng.normal(size=12), n_suggested=12)
+# The MAP path (L-BFGS while-loops around a Cholesky) once deadlocked XLA:CPU when split over the
+# two devices with this setting (Pethick's: relu_tanh, full batch, UCB, no quadratic prior, MAP).
+p = get_problem("sinone", 2)
+space = p.space()
+network = dngo.NetworkConfig.create(hidden=[50, 50, 50], activation="relu_tanh", num_steps=100, batch_size=0)
+settings = loop.Settings(model="ensemble", n_networks=3, seed=0, network=network, inference="map",
+                         quadratic_prior=False, acquisition="ucb", ucb_beta=16.0)
+x0 = space.sobol(20, seed=0)
+state = loop.init(2)._replace(x=x0, y=np.asarray(p.fn(jnp.asarray(x0))), n_suggested=20)
 points = []
 for _ in range(2):
-    state, point, info = loop.suggest(settings, p.space(), state)
+    state, point, info = loop.suggest(settings, space, state)
     points.append(point.tolist())
 samples = state.model_state.samples.params
 print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tree_leaves(samples)[0].shape)}))
@@ -311,13 +317,13 @@ print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tr
 
 def test_members_sharded_over_cpu_devices_match_one_device():
     """With two JAX CPU devices, members train split over them (same keys, same networks) and the
-    ensemble loop, whose BLR sampling is split the same way, runs end to end."""
+    ensemble loop runs end to end (a hang fails the test by its timeout)."""
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", SHARDED_SCRIPT], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", SHARDED_SCRIPT], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["diff"] < 1e-4  # float32 training, reductions may be ordered differently
-    assert result["shape"][0] == 3  # padded to 4 members for two devices, 3 kept
+    assert result["shape"][0] == 3  # trained as 4 members (two devices), 3 kept
     assert all(0.0 <= v <= 1.0 for point in result["points"] for v in point)

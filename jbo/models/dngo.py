@@ -15,24 +15,25 @@ Networks train in float32 by default (the BLR on top is float64): see JAX-NOTES.
 the training time and buys nothing for the basis.
 
 When JAX sees several local devices (GPUs, or host CPUs split with ``jax_num_cpu_devices`` /
-``jbo run --cpu-devices``), an ensemble's members are trained sharded over them along the member axis
-(:func:`member_mesh`): XLA:CPU runs one device's vmapped batch on one core, so on a CPU this is what
-lets five networks use more than one core. The members and their keys are the same either way.
+``jbo run --cpu-devices``), an ensemble's members train split over them along the member axis
+(:func:`jbo.devices.over_members`): XLA:CPU runs one device's vmapped batch on one core, so on a CPU
+this is what lets five networks use more than one core. The members and their keys are the same
+either way.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh
 
 from jbo import acquisition as acq
+from jbo.devices import member_mesh, over_members
 from jbo.models import blr
 from jbo.optimize import maximize
 
@@ -195,39 +196,6 @@ def train_networks(key, weights, x, y, mask, *, config: NetworkConfig):
     """
     num = jax.tree_util.tree_leaves(weights)[0].shape[0]
     return _train_members(jax.random.split(key, num), weights, x, y, mask, config)
-
-
-def member_mesh() -> Mesh | None:
-    """A one-axis (``"member"``) mesh over the local devices, or ``None`` with a single device."""
-    devices = jax.local_devices()
-    return Mesh(np.asarray(devices), ("member",)) if len(devices) > 1 else None
-
-
-@functools.lru_cache(maxsize=64)
-def _shard_mapped(program: Callable, mesh: Mesh, num_shared: int, static: tuple):
-    specs = (PartitionSpec("member"),) + (PartitionSpec(),) * num_shared
-    body = lambda members, *shared: program(members, *shared, **dict(static))
-    # shard_map, not sharding annotations: each device runs its members' program on its own, so the
-    # samplers' while loops never wait for the other device's members.
-    return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec("member"), check_vma=False))
-
-
-def over_members(program: Callable, mesh: Mesh, members, *shared, **static):
-    """Run ``program(members, *shared, **static)`` with the member axis split over ``mesh``'s devices.
-
-    The leading (member) axis of every leaf of ``members`` is padded to a multiple of the mesh size
-    with copies of the first members, whose results are dropped; ``shared`` is replicated. Each device
-    runs ``program`` on its block of members (XLA:CPU gives each device its own core), and the
-    outputs, whose leading axis must be the member axis, come back unpadded on the default device.
-    ``program`` and the ``static`` values must be hashable (the compiled program is cached on them).
-    """
-    num = jax.tree_util.tree_leaves(members)[0].shape[0]
-    take = np.arange(num + (-num) % mesh.size) % num
-    members = jax.device_put(jax.tree_util.tree_map(lambda a: a[take], members),
-                             NamedSharding(mesh, PartitionSpec("member")))
-    shared = jax.device_put(shared, NamedSharding(mesh, PartitionSpec()))
-    out = _shard_mapped(program, mesh, len(shared), tuple(sorted(static.items())))(members, *shared)
-    return jax.device_put(jax.tree_util.tree_map(lambda a: a[:num], out), jax.local_devices()[0])
 
 
 def _train_block(members, x, y, mask, *, config: NetworkConfig):
