@@ -107,6 +107,8 @@ def write_report(results):
         figures.append(f"`{figure}`")
     if figures:
         lines += ["", "Figures (simple regret, mean ± standard error): " + ", ".join(figures) + "."]
+    lines += ["", "Where DNGO's Hartmann6 runs stall: `experiments/dngo_boundary.py` (section"
+              " `dngo_boundary_hartmann6`) measures the share of model-based suggestions on a face of the box."]
     _common.update_section("dngo_table1", "\n".join(lines))
 
 
