@@ -32,7 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
-from tree_synthetic import available_methods, load_results, plot_bands, save_results  # noqa: E402
+from tree_synthetic import available_methods, load_results, plot_bands  # noqa: E402
 
 DATASETS = ("breast_cancer", "wine", "iris", "digits")
 METHODS = ("tree", "arc", "gp", "random", "independent", "marginal")
@@ -155,15 +155,14 @@ def main(argv=None):
         for dataset in args.datasets:
             problem = get_problem(args.problem, dataset=dataset)
             for method in methods:
-                done = results.setdefault(run_key(args.problem, dataset, method, args.budget, args.inference), {})
+                key = run_key(args.problem, dataset, method, args.budget, args.inference)
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    if str(seed) in done:
+                    if str(seed) in results.get(key, {}):
                         continue
-                    done[str(seed)] = run_one(problem, method, seed, args.budget, args.inference)
-                    best = float(np.nanmin(done[str(seed)]["values"]))
-                    print(f"{dataset} {method} seed {seed}: best {best:.4f} ({done[str(seed)]['seconds']:.0f} s)",
-                          flush=True)
-                    save_results(RESULTS_FILE, results)
+                    record = run_one(problem, method, seed, args.budget, args.inference)
+                    best = float(np.nanmin(record["values"]))
+                    print(f"{dataset} {method} seed {seed}: best {best:.4f} ({record['seconds']:.0f} s)", flush=True)
+                    results = _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [key, str(seed)], record)
     write_report(results, args, methods)
 
 

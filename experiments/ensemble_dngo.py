@@ -123,15 +123,6 @@ def load(path: str) -> dict:
     return json.load(open(path)) if os.path.exists(path) else {}
 
 
-def save(results: dict, path: str) -> None:
-    """Write atomically, so a run killed while saving leaves the previous file intact."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(results, f, indent=1)
-    os.replace(tmp, path)
-
-
 def run_study(args, results: dict) -> dict:
     """Run every missing (problem, method, seed) triple, saving after each run."""
     for problem in args.problems:
@@ -142,16 +133,14 @@ def run_study(args, results: dict) -> dict:
                              " initial points")
         config = run_config(args, budget)
         for method in args.methods:
-            runs = results.setdefault(problem, {}).setdefault(method, {})
             for seed in range(args.seeds):
-                stored = runs.get(str(seed))
+                stored = results.get(problem, {}).get(method, {}).get(str(seed))
                 if stored is not None and stored["config"] == config:
                     continue
                 if stored is not None:
                     print(f"{problem} {method} seed {seed}: stored with {stored['config']}, rerunning with {config}")
                 run = run_one(bench, settings_for(bench, method, args), seed, budget)
-                runs[str(seed)] = {"config": config, **run}
-                save(results, args.out)
+                results = _common.merge_result(args.out, [problem, method, str(seed)], {"config": config, **run})
                 best = min(v for v in run["values"] if v == v)
                 print(f"{problem} {method} seed {seed}: best {best:.6g} ({run['seconds']:.0f} s)", flush=True)
     return results

@@ -77,15 +77,6 @@ def load_results(name: str) -> dict:
     return json.load(open(path)) if os.path.exists(path) else {}
 
 
-def save_results(name: str, results: dict) -> None:
-    """Write the results JSON atomically (a killed run never leaves a truncated file)."""
-    os.makedirs(_common.RESULTS, exist_ok=True)
-    path = os.path.join(_common.RESULTS, name)
-    with open(path + ".tmp", "w") as f:
-        json.dump(results, f, indent=1)
-    os.replace(path + ".tmp", path)
-
-
 def run_key(problem: str, method: str, budget: int, inference: str) -> str:
     """Results are grouped by (problem, method, budget, inference); seeds are the inner keys."""
     return f"{problem}/{method}/{budget}/{inference}"
@@ -203,15 +194,14 @@ def main(argv=None):
             for method in available_methods(args.methods):
                 if not applicable(problem, method):
                     continue
-                done = results.setdefault(run_key(problem, method, args.budget, args.inference), {})
+                key = run_key(problem, method, args.budget, args.inference)
                 for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    if str(seed) in done:
+                    if str(seed) in results.get(key, {}):
                         continue
-                    done[str(seed)] = run_one(p, method, seed, args.budget, args.inference)
-                    best = float(np.nanmin(done[str(seed)]["values"]))
-                    print(f"{problem} {method} seed {seed}: best {best:.4f} ({done[str(seed)]['seconds']:.0f} s)",
-                          flush=True)
-                    save_results(RESULTS_FILE, results)
+                    record = run_one(p, method, seed, args.budget, args.inference)
+                    best = float(np.nanmin(record["values"]))
+                    print(f"{problem} {method} seed {seed}: best {best:.4f} ({record['seconds']:.0f} s)", flush=True)
+                    results = _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [key, str(seed)], record)
     write_report(results, args)
 
 
