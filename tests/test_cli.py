@@ -219,3 +219,21 @@ def test_cpu_devices_after_jax_started_names_the_conflict(capsys):
         run("--problem", "branin", "--model", "random", "--budget", "2", "--cpu-devices", "3", "--out", "runs/cpu3")
     assert run("--problem", "branin", "--model", "random", "--budget", "2", "--cpu-devices", "1",
                "--out", "runs/cpu1") == 0
+
+
+def test_ensemble_run_in_a_fresh_process_splits_the_cpu():
+    """``jbo run --model ensemble`` asks JAX for one CPU device per core (at most one per network) before
+    JAX starts, and the split run completes with every evaluation journalled."""
+    import subprocess
+    import sys
+
+    script = ("import sys, jax; from jbo import cli; code = cli.main(sys.argv[1:]); "
+              "print('devices', len(jax.devices())); sys.exit(code)")
+    argv = ["run", "--quiet", "--model", "ensemble", "--n-networks", "3", "--hidden", "8", "--network-steps", "50",
+            "--budget", "7", "--out", "runs/ens"]
+    out = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    cores = os.cpu_count() or 1
+    assert f"devices {max(1, min(cores, 3))}" in out.stdout
+    observations = [r for r in read_journal("runs/ens") if r["type"] == "observation"]
+    assert len(observations) == 7 and all(r["status"] == "ok" for r in observations)
