@@ -14,11 +14,17 @@ BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
 RESULTS = os.path.join(ROOT, "experiments", "results")
 
 
-def setup(threads: int = 1, cache: bool = True) -> None:
-    """Pin BLAS threads (before numpy/jax load) and enable float64 and JAX's persistent compile cache."""
+def setup(threads: int = 1, cache: bool = True, cpu_devices: int | None = None) -> None:
+    """Pin BLAS threads (before numpy/jax load) and enable float64 and JAX's persistent compile cache.
+
+    ``cpu_devices`` splits the host CPU into that many JAX devices (before JAX starts its backend), so
+    that ensemble members train in parallel (:mod:`jbo.devices`).
+    """
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(threads))
     import jax
 
+    if cpu_devices:
+        jax.config.update("jax_num_cpu_devices", cpu_devices)
     jax.config.update("jax_enable_x64", True)
     if cache and not os.environ.get("JBO_NO_CACHE"):
         jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/jbo/jax"))

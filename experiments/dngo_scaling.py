@@ -93,11 +93,7 @@ def main(argv=None):
         write_report(saved["rows"], saved["repeats"], argparse.Namespace(**saved["args"]) if saved["args"] else None,
                      saved["machine"], args.section)
         return
-    if args.cpu_devices:
-        import jax
-
-        jax.config.update("jax_num_cpu_devices", args.cpu_devices)
-    _common.setup(cache=False)
+    _common.setup(cache=False, cpu_devices=args.cpu_devices)
     rows, stopped = [], set()
     for n in args.n:
         for method in args.methods:
@@ -115,6 +111,19 @@ def main(argv=None):
     json.dump({"rows": rows, "repeats": args.repeats, "args": saved_args, "machine": machine},
               open(args.results, "w"), indent=1)
     write_report(rows, args.repeats, args, machine, args.section)
+
+
+def _caps(args, methods, ns) -> str:
+    """The sentence naming the N caps of this run's GP methods, when a cap cut the N grid short."""
+    if args is None:
+        return ""
+    caps = [f"{label} at N = {cap}" for method, label, cap in (("gp-slice", "GP-slice", args.slice_max_n),
+                                                              ("gp-map", "GP-MAP", args.gp_max_n))
+            if method in methods and cap < max(ns)]
+    if not caps:
+        return ""
+    return ("; this run capped " + " and ".join(caps) + " to fit the session's time (their O(N³) cost makes the"
+            " next size several minutes per call)")
 
 
 def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling"):
@@ -138,9 +147,7 @@ def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling
              " ARD, MAP (L-BFGS from the last estimate) or slice (10 samples); DNGO: tanh 50-50-50 network, 1000 Adam"
              " steps (mini-batches of 256 once N > 256), BLR with the quadratic prior mean, 10 slice samples of α, β,"
              " λ, c, Λ per network; ensemble-5: five such networks trained by one vmapped program, aggregated by the"
-             f" mean. GP methods stop once a suggestion exceeds 120 s"
-             + (f"; this run capped GP-slice at N = {args.slice_max_n} and GP-MAP at N = {args.gp_max_n} to fit the"
-                " session's time (their O(N³) cost makes the next size several minutes per call)" if args else "")
+             f" mean. GP methods stop once a suggestion exceeds 120 s" + _caps(args, methods, ns)
              + f". Figure: `{figure}`.", "",
              "| method | " + " | ".join(f"N={n}" for n in ns) + " | slope (N ≥ 400) |", "|---|" + "---|" * (len(ns) + 1)]
     for m in methods:

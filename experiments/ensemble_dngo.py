@@ -293,11 +293,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.cpu_devices:
-        import jax
-
-        jax.config.update("jax_num_cpu_devices", args.cpu_devices)
-    _common.setup()
+    _common.setup(cpu_devices=args.cpu_devices)
     results = load(args.out)
     if not args.report_only:
         results = run_study(args, results)

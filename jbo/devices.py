@@ -31,8 +31,8 @@ def member_mesh() -> Mesh | None:
 def _shard_mapped(program: Callable, mesh: Mesh, num_shared: int, static: tuple):
     specs = (PartitionSpec("member"),) + (PartitionSpec(),) * num_shared
     body = lambda members, *shared: program(members, *shared, **dict(static))
-    # shard_map, not sharding annotations: each device runs its members' program on its own, so the
-    # samplers' while loops never wait for the other device's members.
+    # shard_map, not sharding annotations: each device runs its block of members as its own program,
+    # with no collective between the devices.
     return jax.jit(jax.shard_map(body, mesh=mesh, in_specs=specs, out_specs=PartitionSpec("member"), check_vma=False))
 
 
