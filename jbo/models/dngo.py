@@ -16,7 +16,7 @@ the training time and buys nothing for the basis.
 
 When JAX sees several local devices (GPUs, or host CPUs split with ``jax_num_cpu_devices`` /
 ``jbo run --cpu-devices``), an ensemble's members train split over them along the member axis
-(:func:`jbo.devices.over_members`): XLA:CPU runs one device's vmapped batch on one core, so on a CPU
+(:func:`jbo.devices.over_devices`): XLA:CPU runs one device's vmapped batch on one core, so on a CPU
 this is what lets five networks use more than one core. The members and their keys are the same
 either way.
 """
@@ -30,10 +30,9 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import optax
-from jax.sharding import Mesh
 
 from jbo import acquisition as acq
-from jbo.devices import member_mesh, over_members
+from jbo.devices import num_devices, over_devices
 from jbo.models import blr
 from jbo.optimize import maximize
 
@@ -198,19 +197,21 @@ def train_networks(key, weights, x, y, mask, *, config: NetworkConfig):
     return _train_members(jax.random.split(key, num), weights, x, y, mask, config)
 
 
+@functools.partial(jax.jit, static_argnames=("config",))
 def _train_block(members, x, y, mask, *, config: NetworkConfig):
     keys, weights = members
     return _train_members(keys, weights, x, y, mask, config)
 
 
-def train_sharded(key, weights, x, y, mask, *, config: NetworkConfig, mesh: Mesh):
-    """:func:`train_networks` with the members split over ``mesh`` (same keys, same members).
+def train_split(key, weights, x, y, mask, *, config: NetworkConfig):
+    """:func:`train_networks` with the members split over the local devices
+    (:func:`jbo.devices.over_devices`); same keys, same members.
 
     Returns:
       ``(weights, final_loss (E,))`` on the default device.
     """
     keys = jax.random.split(key, jax.tree_util.tree_leaves(weights)[0].shape[0])
-    return over_members(_train_block, mesh, (keys, weights), x, y, mask, config=config)
+    return over_devices(_train_block, (keys, weights), x, y, mask, config=config)
 
 
 @functools.partial(jax.jit, static_argnames=("config",))
@@ -240,9 +241,8 @@ def fit_basis(key, config: NetworkConfig, training: str, num_networks: int, prev
         start = init_networks(k_init, config, x.shape[-1], num_networks)
     else:
         start = previous_weights
-    mesh = member_mesh()
-    if mesh is not None and num_networks > 1:
-        return train_sharded(k_train, start, x, y, mask, config=config, mesh=mesh)
+    if num_networks > 1 and num_devices() > 1:
+        return train_split(k_train, start, x, y, mask, config=config)
     return train_networks(k_train, start, x, y, mask, config=config)
 
 
