@@ -16,6 +16,7 @@ around a Cholesky) deadlocked XLA's CPU runtime, which the threaded calls do not
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 from typing import Callable
 
 import jax
@@ -32,9 +33,9 @@ def over_devices(program: Callable, members, *shared, **static):
     """Run the jitted ``program(members, *shared, **static)`` on blocks of the member axis, one block
     per local device, concurrently.
 
-    The blocks are ``numpy.array_split`` of the leading axis of every leaf of ``members`` (sizes
-    differ by at most one, nothing is padded); block ``i`` and a copy of ``shared`` are committed to
-    device ``i`` and ``program`` runs there, called from its own thread. The cost is one compilation
+    The blocks split the leading axis of every leaf of ``members`` as ``numpy.array_split`` does
+    (sizes differ by at most one, nothing is padded); block ``i`` and a copy of ``shared`` are
+    committed to device ``i`` and ``program`` runs there, called from its own thread. The cost is one compilation
     per device and block size. With one device this is ``program(members, *shared, **static)``.
 
     Args:
@@ -47,15 +48,30 @@ def over_devices(program: Callable, members, *shared, **static):
     """
     devices = jax.local_devices()
     num = jax.tree_util.tree_leaves(members)[0].shape[0]
-    blocks = [block for block in np.array_split(np.arange(num), len(devices)) if block.size]
-    if len(blocks) == 1:
+    sizes = tuple(int(block.size) for block in np.array_split(np.arange(num), len(devices)) if block.size)
+    if len(sizes) == 1:
         return program(members, *shared, **static)
 
     def run(device, block):
-        args = jax.device_put((jax.tree_util.tree_map(lambda a: a[block], members), *shared), device)
-        return jax.block_until_ready(program(*args, **static))
+        return jax.block_until_ready(program(*jax.device_put((block, *shared), device), **static))
 
-    with concurrent.futures.ThreadPoolExecutor(len(blocks)) as pool:
-        outs = list(pool.map(run, devices, blocks))
-    outs = jax.device_put(outs, devices[0])
-    return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(parts), *outs)
+    outs = list(_pool(len(sizes)).map(run, devices, _split(members, sizes)))
+    return _concatenate(jax.device_put(outs, devices[0]))
+
+
+# Slicing and concatenating a PyTree leaf by leaf would dispatch one small program per leaf; one
+# jitted program each does it in a single dispatch.
+@functools.partial(jax.jit, static_argnums=1)
+def _split(tree, sizes: tuple[int, ...]):
+    starts = np.cumsum((0,) + sizes)
+    return [jax.tree_util.tree_map(lambda a: a[start:start + size], tree) for start, size in zip(starts, sizes)]
+
+
+@jax.jit
+def _concatenate(parts):
+    return jax.tree_util.tree_map(lambda *leaves: jnp.concatenate(leaves), *parts)
+
+
+@functools.lru_cache(maxsize=None)
+def _pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
+    return concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="jbo-device")
