@@ -84,7 +84,7 @@ def main(argv=None):
     parser.add_argument("--section", default="dngo_scaling", help="BENCHMARKS.md section to (re)write")
     parser.add_argument("--report-only", action="store_true", help="rewrite the section from --results")
     parser.add_argument("--cpu-devices", type=int, default=None,
-                        help="split the host CPU into this many JAX devices (ensemble members then train and sample split over them)")
+                        help="split the host CPU into this many JAX devices (ensemble members then train split over them)")
     args = parser.parse_args(argv)
     if args.report_only:
         saved = json.load(open(args.results))

@@ -22,7 +22,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import devices
 from jbo import inference
 from jbo.data import Standardizer, bucket_size, pad_data
 from jbo.kernels import KERNELS, make_arc_kernel, make_kernel
@@ -332,16 +331,15 @@ def _infer_members(settings: Settings, surrogate: Surrogate, stats, key, previou
     """BLR hyperparameter samples for every ensemble member: one jitted program ``vmap``-ped over the
     leading axis (jitted whole, so the sampler is not re-traced at every suggestion).
 
-    With several local devices the members are split over them (:func:`jbo.devices.over_devices`),
-    with the keys of the one-device program, so the samples do not depend on the split.
+    It runs on the default device even when the networks train split over several
+    (:func:`jbo.devices.over_devices`): the samplers and the MAP fit are ``while`` loops around a
+    Cholesky, and two such programs running at once on two CPU devices deadlocked XLA's CPU runtime
+    (jax 0.10.2), whether split as one ``shard_map``-ped program or as one call per device.
     """
-    num = jax.tree_util.tree_leaves(stats)[0].shape[0]
-    keys = jax.random.split(key, num)
+    keys = jax.random.split(key, jax.tree_util.tree_leaves(stats)[0].shape[0])
     options = tuple(sorted(_inference_options(settings, previous is None).items()))
-    static = dict(surrogate=surrogate, method=settings.inference, options=options)
-    if num > 1 and devices.num_devices() > 1:
-        return devices.over_devices(_infer_members_jit, (keys, stats, previous), **static)
-    return _infer_members_jit((keys, stats, previous), **static)
+    return _infer_members_jit((keys, stats, previous), surrogate=surrogate, method=settings.inference,
+                              options=options)
 
 
 def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> Proposal:

@@ -298,8 +298,8 @@ sharded = dngo.train_split(jax.random.key(1), w0, x, y, mask, config=config)
 diff = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(jax.tree_util.tree_leaves(one_device),
                                                            jax.tree_util.tree_leaves(sharded)))
 # The MAP path (L-BFGS while-loops around a Cholesky) deadlocked XLA:CPU with this setting (Pethick's:
-# relu_tanh, full batch, UCB, no quadratic prior, MAP) when split over the two devices as one
-# shard_map-ped program; jbo.devices runs it as one call per device instead.
+# relu_tanh, full batch, UCB, no quadratic prior, MAP) when the members' BLR fits ran split over the
+# two devices (as one shard_map-ped program, and later as one call per device from two threads).
 p = get_problem("sinone", 2)
 space = p.space()
 network = dngo.NetworkConfig.create(hidden=[50, 50, 50], activation="relu_tanh", num_steps=100, batch_size=0)
@@ -312,26 +312,13 @@ for _ in range(2):
     state, point, info = loop.suggest(settings, space, state)
     points.append(point.tolist())
 samples = state.model_state.samples.params
-# The BLR inference of the last suggestion, split over the devices and on one device: same samples.
-data = loop.pad_data(state.x, (state.y - state.y.mean()) / state.y.std())
-stats = dngo.ensemble_stats(state.model_state.weights, data.x, data.y, data.mask, config=network)
-surrogate = loop._blr_surrogate(False)
-key = jax.random.key(3)
-split = loop._infer_members(settings, surrogate, stats, key, state.model_state.samples)
-options = tuple(sorted(loop._inference_options(settings, False).items()))
-one = loop._infer_members_jit((jax.random.split(key, 3), stats, state.model_state.samples), surrogate=surrogate,
-                              method="map", options=options)
-sample_diff = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(jax.tree_util.tree_leaves(split.params),
-                                                                  jax.tree_util.tree_leaves(one.params)))
-print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tree_leaves(samples)[0].shape),
-                  "sample_diff": sample_diff}))
+print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tree_leaves(samples)[0].shape)}))
 """
 
 
 def test_members_split_over_cpu_devices_match_one_device():
-    """With two JAX CPU devices, members train and sample their BLR hyperparameters split over them
-    (same keys, same networks, same samples) and the ensemble loop runs end to end (a hang fails
-    the test by its timeout)."""
+    """With two JAX CPU devices, members train split over them (same keys, same networks) and the
+    ensemble loop runs end to end (a hang fails the test by its timeout)."""
     import subprocess
     import sys
 
@@ -339,6 +326,5 @@ def test_members_split_over_cpu_devices_match_one_device():
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["diff"] < 1e-4  # float32 training, reductions may be ordered differently
-    assert result["shape"][0] == 3  # blocks of 2 and 1 members
-    assert result["sample_diff"] < 1e-6  # BLR inference split over the devices (blocks of 2 and 1)
+    assert result["shape"][0] == 3  # trained as blocks of 2 and 1 members
     assert all(0.0 <= v <= 1.0 for point in result["points"] for v in point)
