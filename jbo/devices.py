@@ -36,8 +36,8 @@ def over_devices(program: Callable, members, *shared, **static):
 
     The blocks split the leading axis of every leaf of ``members`` as ``numpy.array_split`` does
     (sizes differ by at most one, nothing is padded); block ``i`` and a copy of ``shared`` are
-    committed to device ``i`` and ``program`` runs there, called from its own thread. The cost is one compilation
-    per device and block size. With one device this is ``program(members, *shared, **static)``.
+    committed to device ``i`` and ``program`` runs there, called from its own thread. The cost is one
+    compilation per device and block size. With one device this is ``program(members, *shared, **static)``.
 
     Args:
       program: a jitted function whose outputs all have the member axis leading.
