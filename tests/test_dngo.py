@@ -278,7 +278,7 @@ def test_cli_dngo_options_are_validated(tmp_path, capsys):
     assert "aggregator" in capsys.readouterr().err
 
 
-SHARDED_SCRIPT = r"""
+SPLIT_SCRIPT = r"""
 import sys, json
 import jax
 jax.config.update("jax_num_cpu_devices", 2)
@@ -294,9 +294,9 @@ rng = np.random.default_rng(0)
 x, y, mask = jnp.asarray(rng.random((40, 3))), jnp.asarray(rng.normal(size=40)), jnp.ones(40)
 w0 = dngo.init_networks(jax.random.key(0), config, 3, 5)
 one_device = dngo.train_networks(jax.random.key(1), w0, x, y, mask, config=config)
-sharded = dngo.train_split(jax.random.key(1), w0, x, y, mask, config=config)
+split = dngo.train_split(jax.random.key(1), w0, x, y, mask, config=config)
 diff = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(jax.tree_util.tree_leaves(one_device),
-                                                           jax.tree_util.tree_leaves(sharded)))
+                                                           jax.tree_util.tree_leaves(split)))
 # The MAP path (L-BFGS while-loops around a Cholesky) deadlocked XLA:CPU with this setting (Pethick's:
 # relu_tanh, full batch, UCB, no quadratic prior, MAP) when the members' BLR fits ran split over the
 # two devices (as one shard_map-ped program, and later as one call per device from two threads).
@@ -322,7 +322,7 @@ def test_members_split_over_cpu_devices_match_one_device():
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-c", SHARDED_SCRIPT], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", SPLIT_SCRIPT], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["diff"] < 1e-4  # float32 training, reductions may be ordered differently
