@@ -50,8 +50,9 @@ def np_beta(p):
 
 
 @pytest.mark.parametrize("quadratic", [True, False])
-def test_blr_marginal_likelihood_matches_dense_gaussian_and_eq8(quadratic):
-    x, phi, y, mask = random_problem()
+@pytest.mark.parametrize("n", [N, M - 3])  # M - 3 rows: a rank-deficient Gram matrix, as a trained basis often has
+def test_blr_marginal_likelihood_matches_dense_gaussian_and_eq8(quadratic, n):
+    x, phi, y, mask = random_problem(n=n)
     p = hyper(quadratic)
     stats = blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask))
     value = float(blr.log_marginal_likelihood(p, stats))
@@ -75,7 +76,7 @@ def test_blr_posterior_predictive_matches_numpy_reference():
     stats = blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask))
     post = blr.condition(p, stats)
     xs, ps = RNG.random((6, D)), np.tanh(RNG.normal(size=(6, M)))
-    inputs = blr.BasisInputs(jnp.asarray(xs), jnp.asarray(ps))
+    inputs = blr.basis_inputs(stats, jnp.asarray(xs), jnp.asarray(ps))
     mean, var = blr.predict(post, inputs)
     _, var_noisy = blr.predict(post, inputs, observation_noise=True)
     xr, pr, yr = x[mask], phi[mask], y[mask]
@@ -104,18 +105,28 @@ def test_blr_padding_rows_change_nothing():
 def test_blr_fantasy_equals_conditioning_on_the_predicted_mean():
     x, phi, y, mask = random_problem(n_pad=0)
     p = hyper()
-    post = blr.condition(p, blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask)))
+    stats = blr.basis_stats(jnp.asarray(phi), jnp.asarray(x), jnp.asarray(y), jnp.asarray(mask))
+    post = blr.condition(p, stats)
     xf, pf = RNG.random((2, D)), np.tanh(RNG.normal(size=(2, M)))
-    fmean, _ = blr.predict(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)))
-    full = blr.condition(p, blr.basis_stats(jnp.asarray(np.concatenate([phi, pf])), jnp.asarray(np.concatenate([x, xf])),
-                                            jnp.asarray(np.concatenate([y, np.asarray(fmean)])), jnp.ones(N + 2, bool)))
-    fant = blr.fantasize(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)), jnp.asarray([True, True]))
+    fantasies = blr.basis_inputs(stats, jnp.asarray(xf), jnp.asarray(pf))
+    fmean, _ = blr.predict(post, fantasies)
+    full_stats = blr.basis_stats(jnp.asarray(np.concatenate([phi, pf])), jnp.asarray(np.concatenate([x, xf])),
+                                 jnp.asarray(np.concatenate([y, np.asarray(fmean)])), jnp.ones(N + 2, bool))
+    full = blr.condition(p, full_stats)
     xs, ps = RNG.random((5, D)), np.tanh(RNG.normal(size=(5, M)))
-    inputs = blr.BasisInputs(jnp.asarray(xs), jnp.asarray(ps))
-    for a, b in zip(blr.predict(fant, inputs), blr.predict(full, inputs)):
-        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    inputs, full_inputs = (blr.basis_inputs(s, jnp.asarray(xs), jnp.asarray(ps)) for s in (stats, full_stats))
+    # One call with both points, and one point at a time, each equal to conditioning on them.
+    fant = blr.fantasize(post, fantasies, jnp.asarray([True, True]))
+    one_by_one = post
+    for i in range(2):
+        one_by_one = blr.fantasize(one_by_one, blr.basis_inputs(stats, jnp.asarray(xf[i:i + 1]), jnp.asarray(pf[i:i + 1])))
+    for posterior in (fant, one_by_one):
+        for a, b in zip(blr.predict(posterior, inputs), blr.predict(full, full_inputs)):
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+        for a, b in zip(blr.predict_joint(posterior, inputs), blr.predict_joint(full, full_inputs)):
+            np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
     # A masked-out fantasy is no fantasy.
-    none = blr.fantasize(post, blr.BasisInputs(jnp.asarray(xf), jnp.asarray(pf)), jnp.asarray([False, False]))
+    none = blr.fantasize(post, fantasies, jnp.asarray([False, False]))
     np.testing.assert_allclose(blr.predict(none, inputs)[1], blr.predict(post, inputs)[1], rtol=1e-12)
 
 
@@ -176,7 +187,7 @@ def test_blr_predictive_variance_grows_away_from_the_data():
     samples = inference.infer(jax.random.key(0), blr.blr_surrogate(quadratic=False), stats, "map", num_restarts=4)
     post = blr.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), stats)
     grid = jnp.linspace(0.0, 1.0, 101)[:, None]
-    _, var = blr.predict(post, blr.BasisInputs(grid, dngo.basis(config, w, grid)))
+    _, var = blr.predict(post, blr.basis_inputs(stats, grid, dngo.basis(config, w, grid)))
     var = np.asarray(var)
     inside = var[30:51].mean()
     # Variance rises monotonically-ish with the distance to [0.3, 0.5] and is far larger at the edges.

@@ -16,8 +16,13 @@ with :math:`\Lambda` diagonal; ``quadratic=False`` keeps only the offset :math:`
 2018 ran). Because :math:`\eta` is linear in the augmented inputs :math:`b(x) = [y, 1, x, x^2]`,
 :math:`\tilde y = B\,w(\lambda, c, \Lambda)` for a weight vector ``w`` and every quantity of eq. (8)
 follows from the sufficient statistics :math:`\Phi^\top\Phi`, :math:`\Phi^\top B` and :math:`B^\top B`.
-They are computed once per data set in :math:`O(N M^2)`; every likelihood evaluation the sampler makes
-afterwards costs :math:`O(M^3)` whatever ``N`` is. That is what keeps DNGO linear in ``N``.
+They are computed once per data set in :math:`O(N M^2)`, together with the eigendecomposition
+:math:`\Phi^\top\Phi = V\,\mathrm{diag}(s)\,V^\top`. In the rotated basis :math:`V^\top\phi(x)` the
+matrix :math:`K = V\,\mathrm{diag}(\beta s + \alpha)\,V^\top` is diagonal for every ``α, β``, so each
+likelihood evaluation the sampler makes afterwards costs :math:`O(M D)` (no factorisation: the prior
+on ``w`` is isotropic, so the rotation changes nothing else), and a prediction costs :math:`O(M)` per
+hyperparameter sample once a point's basis is rotated (:func:`basis_inputs`, once per point). That is
+what keeps DNGO linear in ``N`` and its integrated acquisition cheap in the number of samples.
 """
 
 from __future__ import annotations
@@ -30,21 +35,22 @@ import jax.numpy as jnp
 import numpyro.distributions as dist
 
 from jbo import priors
-from jbo.linalg import cho_solve, cholesky
 from jbo.models.base import Surrogate
 
 
 class BasisStats(NamedTuple):
-    """Sufficient statistics of masked data on a basis (the "data" the BLR surrogate conditions on).
+    """Sufficient statistics of masked data on a basis, in the eigenbasis of its Gram matrix.
 
     Attributes:
-      gram: ``(M, M)`` :math:`\\Phi^\\top\\Phi` over the real rows.
-      cross: ``(M, 2 + 2D)`` :math:`\\Phi^\\top B` with ``B = [y, 1, x, x**2]``.
+      spectrum: ``(M,)`` eigenvalues :math:`s` of :math:`\\Phi^\\top\\Phi` over the real rows (clipped at 0).
+      rotation: ``(M, M)`` orthonormal eigenvectors :math:`V` (columns).
+      cross: ``(M, 2 + 2D)`` :math:`V^\\top\\Phi^\\top B` with ``B = [y, 1, x, x**2]``.
       moments: ``(2 + 2D, 2 + 2D)`` :math:`B^\\top B`.
       n: number of real rows.
     """
 
-    gram: jnp.ndarray
+    spectrum: jnp.ndarray
+    rotation: jnp.ndarray
     cross: jnp.ndarray
     moments: jnp.ndarray
     n: jnp.ndarray
@@ -56,26 +62,30 @@ class BasisStats(NamedTuple):
 
 
 class BasisInputs(NamedTuple):
-    """Points where the model is evaluated: unit-cube ``x (m, D)`` and their basis ``phi (m, M)``."""
+    """Points where the model is evaluated: unit-cube ``x (m, D)`` and their basis ``phi (m, M)``
+    rotated into the eigenbasis of the data (:math:`\\Phi V`). Build them with :func:`basis_inputs`."""
 
     x: jnp.ndarray
     phi: jnp.ndarray
 
 
 class BLRPosterior(NamedTuple):
-    """Posterior of the weights for one hyperparameter sample.
+    """Posterior of the weights for one hyperparameter sample, in the rotated basis.
 
     Attributes:
-      chol: ``(M, M)`` lower Cholesky factor of ``K`` (eq. 7).
-      mean: ``(M,)`` posterior mean ``m`` of the weights (eq. 6).
-      gram, projection: :math:`\\Phi^\\top\\Phi` and :math:`\\Phi^\\top\\tilde y` (kept for fantasies).
+      scale: ``(M,)`` the diagonal of :math:`K^{-1}`, :math:`1/(\\beta s + \\alpha)` (eq. 7).
+      mean: ``(M,)`` posterior mean ``m`` of the rotated weights (eq. 6).
+      pending: ``(P, M)`` :math:`\\sqrt\\beta` times the rotated basis of fantasised points (``P = 0``
+        without fantasies): they add :math:`U^\\top U` to ``K``.
+      pending_chol: ``(P, P)`` Cholesky factor of :math:`I + U\\,\\mathrm{diag}(\\text{scale})\\,U^\\top`
+        (the Woodbury capacitance matrix).
       params: the hyperparameters (``alpha``, ``noise`` = 1/β, ``offset``, and ``center``/``curvature``).
     """
 
-    chol: jnp.ndarray
+    scale: jnp.ndarray
     mean: jnp.ndarray
-    gram: jnp.ndarray
-    projection: jnp.ndarray
+    pending: jnp.ndarray
+    pending_chol: jnp.ndarray
     params: dict
 
 
@@ -90,7 +100,14 @@ def basis_stats(phi, x, y, mask) -> BasisStats:
     x = x.astype(phi.dtype)
     augmented = jnp.concatenate([y.astype(phi.dtype)[:, None], jnp.ones_like(y, dtype=phi.dtype)[:, None], x, x * x],
                                 axis=1) * w
-    return BasisStats(phi.T @ phi, phi.T @ augmented, augmented.T @ augmented, jnp.sum(mask).astype(phi.dtype))
+    spectrum, rotation = jnp.linalg.eigh(phi.T @ phi)
+    return BasisStats(jnp.maximum(spectrum, 0.0), rotation, rotation.T @ (phi.T @ augmented),
+                      augmented.T @ augmented, jnp.sum(mask).astype(phi.dtype))
+
+
+def basis_inputs(stats: BasisStats, x, phi) -> BasisInputs:
+    """The points ``x (m, D)`` with basis ``phi (m, M)``, rotated into ``stats``' eigenbasis."""
+    return BasisInputs(x, phi.astype(stats.rotation.dtype) @ stats.rotation)
 
 
 def prior_mean(params: dict, x):
@@ -111,50 +128,62 @@ def _residual_weights(params: dict, dim: int, dtype):
     return jnp.concatenate([jnp.ones(1, dtype), -params["offset"][None].astype(dtype), zeros, zeros])
 
 
-# Smallest noise variance (standardised units): caps β at 1e6 so that K = βΦᵀΦ + αI stays factorable
-# when the horseshoe shrinks the noise of a noise-free objective towards zero (as the GP's floor).
+# Smallest noise variance (standardised units): caps β at 1e6 so that K = βΦᵀΦ + αI stays well
+# conditioned when the horseshoe shrinks the noise of a noise-free objective towards zero (as the GP's floor).
 NOISE_FLOOR = 1e-6
 
 
-def _factor(params: dict, gram):
-    beta = 1.0 / (params["noise"] + NOISE_FLOOR)
-    eye = jnp.eye(gram.shape[0], dtype=gram.dtype)
-    return cholesky(beta * gram + params["alpha"] * eye), beta
+def _beta(params: dict):
+    return 1.0 / (params["noise"] + NOISE_FLOOR)
+
+
+def _eigenvalues_of_k(params: dict, stats: BasisStats):
+    """``(β s + α, β)``: the eigenvalues of :math:`K = \\beta\\Phi^\\top\\Phi + \\alpha I` and β."""
+    beta = _beta(params)
+    return beta * stats.spectrum + params["alpha"], beta
 
 
 def condition(params: dict, stats: BasisStats) -> BLRPosterior:
-    """Eqs. (6)–(7): Cholesky of ``K`` and the posterior mean ``m`` for one hyperparameter sample."""
-    w = _residual_weights(params, stats.dim, stats.gram.dtype)
-    projection = stats.cross @ w
-    chol, beta = _factor(params, stats.gram)
-    return BLRPosterior(chol, beta * cho_solve(chol, projection), stats.gram, projection, params)
+    """Eqs. (6)–(7) for one hyperparameter sample: :math:`K^{-1}` (diagonal) and ``m = βK⁻¹Φᵀỹ``."""
+    eigenvalues, beta = _eigenvalues_of_k(params, stats)
+    projection = stats.cross @ _residual_weights(params, stats.dim, stats.cross.dtype)
+    m_dim, dtype = stats.spectrum.shape[-1], stats.cross.dtype
+    return BLRPosterior(1.0 / eigenvalues, beta * projection / eigenvalues, jnp.zeros((0, m_dim), dtype),
+                        jnp.zeros((0, 0), dtype), params)
 
 
 def log_marginal_likelihood(params: dict, stats: BasisStats):
     r"""Eq. (8), through the sufficient statistics.
 
     Uses :math:`\beta\|\tilde y - \Phi m\|^2 + \alpha m^\top m = \beta\tilde y^\top\tilde y -
-    \beta^2\|L^{-1}\Phi^\top\tilde y\|^2` (with :math:`K = LL^\top`), which needs no ``N``-sized array.
+    \beta^2\,\tilde y^\top\Phi K^{-1}\Phi^\top\tilde y` and :math:`\log|K| = \sum_i\log(\beta s_i + \alpha)`,
+    both diagonal sums in the rotated basis: :math:`O(M D)`, no ``N``-sized array and no factorisation.
     """
-    m_dim = stats.gram.shape[0]
-    w = _residual_weights(params, stats.dim, stats.gram.dtype)
+    m_dim = stats.spectrum.shape[-1]
+    w = _residual_weights(params, stats.dim, stats.cross.dtype)
     projection = stats.cross @ w
-    residual_sq = w @ stats.moments @ w
-    chol, beta = _factor(params, stats.gram)
-    v = jax.scipy.linalg.solve_triangular(chol, projection, lower=True)
-    fit = beta * residual_sq - beta**2 * jnp.sum(v * v)
-    log_det = 2.0 * jnp.sum(jnp.log(jnp.diag(chol)))
+    eigenvalues, beta = _eigenvalues_of_k(params, stats)
+    fit = beta * (w @ stats.moments @ w) - beta**2 * jnp.sum(projection * projection / eigenvalues)
     n = stats.n
     return (0.5 * m_dim * jnp.log(params["alpha"]) + 0.5 * n * jnp.log(beta) - 0.5 * n * math.log(2 * math.pi)
-            - 0.5 * fit - 0.5 * log_det)
+            - 0.5 * fit - 0.5 * jnp.sum(jnp.log(eigenvalues)))
+
+
+def _pending_solve(posterior: BLRPosterior, phi):
+    """:math:`L^{-1} U\\,\\mathrm{diag}(\\text{scale})\\,\\phi^\\top` ``(P, m)``: the Woodbury correction's factor."""
+    return jax.scipy.linalg.solve_triangular(posterior.pending_chol, posterior.pending @ (posterior.scale[:, None] * phi.T),
+                                             lower=True)
 
 
 def predict(posterior: BLRPosterior, inputs: BasisInputs, observation_noise: bool = False):
-    """Eqs. (4)–(5): predictive mean and variance at ``inputs``.
+    """Eqs. (4)–(5): predictive mean and variance at ``inputs`` (from :func:`basis_inputs`).
+
+    The variance :math:`\\phi^\\top K^{-1}\\phi` is a diagonal sum in the rotated basis, minus the
+    Woodbury term of fantasised points if there are any.
 
     Args:
       posterior: one sample's posterior.
-      inputs: the points and their basis.
+      inputs: the points and their rotated basis.
       observation_noise: add ``1/β`` to the variance (eq. 5 as printed); ``False`` gives the variance
         of the latent function, the convention of every jbo surrogate.
     Returns:
@@ -162,8 +191,12 @@ def predict(posterior: BLRPosterior, inputs: BasisInputs, observation_noise: boo
     """
     phi = inputs.phi.astype(posterior.mean.dtype)
     mean = phi @ posterior.mean + prior_mean(posterior.params, inputs.x.astype(phi.dtype))
-    v = jax.scipy.linalg.solve_triangular(posterior.chol, phi.T, lower=True)
-    var = jnp.sum(v * v, axis=0)
+    var = (phi * phi) @ posterior.scale
+    if posterior.pending.shape[-2]:
+        v = _pending_solve(posterior, phi)
+        var = var - jnp.sum(v * v, axis=0)
+    # Rounding in the Woodbury difference can dip below zero where the variance vanishes.
+    var = jnp.maximum(var, 1e-12)
     if observation_noise:
         var = var + posterior.params["noise"] + NOISE_FLOOR
     return mean, var
@@ -173,23 +206,27 @@ def predict_joint(posterior: BLRPosterior, inputs: BasisInputs):
     """Joint latent posterior at ``inputs``: ``(mean (m,), cov (m, m))``, cov = ΦK⁻¹Φᵀ."""
     phi = inputs.phi.astype(posterior.mean.dtype)
     mean, _ = predict(posterior, inputs)
-    v = jax.scipy.linalg.solve_triangular(posterior.chol, phi.T, lower=True)
-    return mean, v.T @ v
+    cov = (phi * posterior.scale) @ phi.T
+    if posterior.pending.shape[-2]:
+        v = _pending_solve(posterior, phi)
+        cov = cov - v.T @ v
+    return mean, cov
 
 
 def fantasize(posterior: BLRPosterior, inputs: BasisInputs, mask=None) -> BLRPosterior:
     """Condition on extra points observed at their own predictive mean (kriging believer).
 
-    The residual target of a fantasy is :math:`m^\\top\\phi(x)`, so the sufficient statistics grow by
-    :math:`\\phi\\phi^\\top` and :math:`\\phi\\,\\phi^\\top m`; ``K`` and ``m`` are then recomputed.
+    The points add :math:`U^\\top U` to ``K`` (:math:`U = \\sqrt\\beta\\,\\phi`, masked rows zero), which
+    the posterior keeps as a low-rank term: :math:`(D + U^\\top U)^{-1} = D^{-1} - D^{-1}U^\\top
+    (I + U D^{-1} U^\\top)^{-1} U D^{-1}` (Woodbury). The mean is unchanged: the residual target of a
+    fantasy is :math:`m^\\top\\phi`, so the new mean :math:`K'^{-1}(Km + U^\\top U m)` is ``m`` itself.
     """
-    phi = inputs.phi.astype(posterior.mean.dtype)
+    phi = inputs.phi.astype(posterior.mean.dtype) * jnp.sqrt(_beta(posterior.params))
     if mask is not None:
         phi = phi * mask.astype(phi.dtype)[:, None]
-    gram = posterior.gram + phi.T @ phi
-    projection = posterior.projection + phi.T @ (phi @ posterior.mean)
-    chol, beta = _factor(posterior.params, gram)
-    return BLRPosterior(chol, beta * cho_solve(chol, projection), gram, projection, posterior.params)
+    pending = jnp.concatenate([posterior.pending, phi])
+    capacitance = jnp.eye(pending.shape[0], dtype=phi.dtype) + (pending * posterior.scale) @ pending.T
+    return posterior._replace(pending=pending, pending_chol=jnp.linalg.cholesky(capacitance))
 
 
 def blr_prior(stats: BasisStats, quadratic: bool = True, center_scale: float = 0.5, curvature_scale: float = 1.0):

@@ -280,26 +280,27 @@ def check_aggregator(aggregator: Any):
     return float(aggregator)
 
 
-def ensemble_score(config: NetworkConfig, surrogate, weights, posteriors, pointwise, log_domain: bool, best,
-                   aggregator):
+def ensemble_score(config: NetworkConfig, surrogate, weights, stats, posteriors, pointwise, log_domain: bool,
+                   best, aggregator):
     """Integrated, aggregated acquisition ``x (m, D) -> (m,)`` of an ensemble.
 
-    Each member's basis is evaluated once per point; the BLR predictions of its ``S`` samples are
-    averaged as in :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
+    Each member's basis is evaluated and rotated into its eigenbasis once per point
+    (:func:`jbo.models.blr.basis_inputs`); the BLR predictions of its ``S`` samples are averaged as in :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
 
     Args:
       config: network config; surrogate: the BLR surrogate.
-      weights: stacked network weights ``(E, …)``; posteriors: BLR posteriors ``(E, S, …)``.
+      weights: stacked network weights ``(E, …)``; stats: the members' :class:`~jbo.models.blr.BasisStats`
+        ``(E, …)``; posteriors: BLR posteriors ``(E, S, …)``.
       pointwise, log_domain, best: as in :func:`jbo.acquisition.integrate`.
       aggregator: see :func:`aggregate`.
     """
 
-    def member(w, member_posteriors, x):
-        inputs = blr.BasisInputs(x, basis(config, w, x))
+    def member(w, member_stats, member_posteriors, x):
+        inputs = blr.basis_inputs(member_stats, x, basis(config, w, x))
         return acq.integrate(surrogate.predict, member_posteriors, pointwise, log_domain, best)(inputs)
 
     def score(x):
-        values = jax.vmap(member, in_axes=(0, 0, None))(weights, posteriors, x)
+        values = jax.vmap(member, in_axes=(0, 0, 0, None))(weights, stats, posteriors, x)
         return aggregate(values, aggregator, log_domain)
 
     return score
@@ -332,22 +333,23 @@ def propose(key, weights, params, stats, pending_x, pending_mask, anchors, best,
     condition = jax.vmap(jax.vmap(surrogate.condition, in_axes=(0, None)), in_axes=(0, 0))
     posteriors = condition(params, stats)
     if pending_x is not None:
-        def fantasize_member(w, member_posteriors):
-            inputs = blr.BasisInputs(pending_x, basis(config, w, pending_x))
+        def fantasize_member(w, member_stats, member_posteriors):
+            inputs = blr.basis_inputs(member_stats, pending_x, basis(config, w, pending_x))
             return jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(member_posteriors, inputs, pending_mask)
 
-        posteriors = jax.vmap(fantasize_member)(weights, posteriors)
+        posteriors = jax.vmap(fantasize_member)(weights, stats, posteriors)
     if acquisition == "thompson":
         # One member at random, then Thompson sampling over its hyperparameter samples.
         k_member, k_draw = jax.random.split(key)
         num = jax.tree_util.tree_leaves(weights)[0].shape[0]
         e = jax.random.randint(k_member, (), 0, num)
-        w, member = jax.tree_util.tree_map(lambda a: a[e], (weights, posteriors))
-        joint = lambda posterior, x: surrogate.predict_joint(posterior, blr.BasisInputs(x, basis(config, w, x)))
+        w, member_stats, member = jax.tree_util.tree_map(lambda a: a[e], (weights, stats, posteriors))
+        joint = lambda posterior, x: surrogate.predict_joint(posterior,
+                                                             blr.basis_inputs(member_stats, x, basis(config, w, x)))
         index = acq.thompson_sample(k_draw, joint, member, anchors)
         return anchors[index], jnp.zeros((), anchors.dtype)
     pointwise, log_domain = acq.ACQUISITIONS[acquisition]
     if acquisition == "ucb":
         pointwise = functools.partial(pointwise, beta=ucb_beta)
-    score = ensemble_score(config, surrogate, weights, posteriors, pointwise, log_domain, best, aggregator)
+    score = ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, best, aggregator)
     return maximize(score, anchors, maximize_config.top_k, maximize_config.num_steps, maximize_config.learning_rate)
