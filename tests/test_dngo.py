@@ -292,6 +292,7 @@ def test_cli_dngo_options_are_validated(tmp_path, capsys):
 SPLIT_SCRIPT = r"""
 import sys, json
 import jax
+jax.config.update("jax_platforms", "cpu")  # CPU devices even where an accelerator is the default
 jax.config.update("jax_num_cpu_devices", 2)
 jax.config.update("jax_enable_x64", True)
 import numpy as np, jax.numpy as jnp
