@@ -332,9 +332,9 @@ def _infer_members(settings: Settings, surrogate: Surrogate, stats, key, previou
     leading axis (jitted whole, so the sampler is not re-traced at every suggestion).
 
     It runs on the default device even when the networks train split over several
-    (:func:`jbo.devices.over_devices`): the samplers and the MAP fit are ``while`` loops around a
-    Cholesky, and two such programs running at once on two CPU devices deadlocked XLA's CPU runtime
-    (jax 0.10.2), whether split as one ``shard_map``-ped program or as one call per device.
+    (:func:`jbo.devices.over_devices`): the samplers and the MAP fit are ``while`` loops, and two such
+    programs (then with a Cholesky per step) running at once on two CPU devices deadlocked XLA's CPU
+    runtime (jax 0.10.2), whether split as one ``shard_map``-ped program or as one call per device.
     """
     keys = jax.random.split(key, jax.tree_util.tree_leaves(stats)[0].shape[0])
     options = tuple(sorted(_inference_options(settings, previous is None).items()))
