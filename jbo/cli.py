@@ -165,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="network training mode (default retrain-reset)")
     dngo_options.add_argument("--no-quadratic-prior", action="store_true",
                               help="constant prior mean instead of DNGO's quadratic one")
+    dngo_options.add_argument("--curvature-scale", type=float, default=None,
+                              help="horseshoe scale of the quadratic prior's curvatures (default "
+                                   f"{loop.Settings().curvature_scale:g})")
     dngo_options.add_argument("--hidden", type=_positive_int, nargs="+", default=None,
                               help="hidden layer widths (default 50 50 50)")
     dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
@@ -250,6 +253,8 @@ def _model_options(args) -> dict:
         options["training"] = args.training
     if args.no_quadratic_prior:
         options["quadratic_prior"] = False
+    if args.curvature_scale is not None:
+        options["curvature_scale"] = args.curvature_scale
     network = {}
     if args.hidden is not None:
         network["hidden"] = list(args.hidden)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from typing import Any, Callable, NamedTuple
 
@@ -62,12 +63,16 @@ class Settings:
       ucb_beta: exploration weight of UCB.
       failures: how failed evaluations enter the model: ``"worst"`` imputes the worst successful
         value there (steers the search away from crashing regions), ``"ignore"`` leaves them out.
-      maximize: sizes of the acquisition search.
+      maximize: sizes of the acquisition search (a dict of some :class:`~jbo.optimize.MaximizeConfig`
+        fields fills the rest from the model's default). Default: ``MaximizeConfig()``; for DNGO models
+        the anchors only, no Adam refinement (:data:`jbo.models.dngo.MAXIMIZE`, which says why).
       n_networks: ensemble size ``E`` of ``model="ensemble"`` (default 5; ``model="dngo"`` is one network).
       aggregator: how an ensemble combines its members' acquisitions (Pethick 2018, eq. 30): ``"mean"``,
         ``"median"``, ``"max"`` or a quantile level in ``[0, 1]``.
       training: network training mode of DNGO models: ``"retrain-reset"``, ``"retrain"`` or ``"fixed"``.
       quadratic_prior: DNGO's quadratic prior mean (Snoek et al. 2015, eq. 9); ``False``: a constant.
+      curvature_scale: scale of the horseshoe prior on the quadratic's curvatures ``diag(Λ)``
+        (standardised output units per squared unit-cube distance; :func:`jbo.models.blr.blr_prior`).
       network: the basis network and its training (:class:`jbo.models.dngo.NetworkConfig`; a dict of
         its fields is accepted).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
@@ -87,11 +92,12 @@ class Settings:
     map_restarts: int = 4
     ucb_beta: float = 2.0
     failures: str = "worst"
-    maximize: MaximizeConfig = MaximizeConfig()
+    maximize: MaximizeConfig | dict | None = None
     n_networks: int | None = None
     aggregator: str | float = "mean"
     training: str = "retrain-reset"
     quadratic_prior: bool = True
+    curvature_scale: float = 1.0
     network: dngo.NetworkConfig = dngo.NetworkConfig()
     dtype: str = "float64"
 
@@ -102,8 +108,16 @@ class Settings:
         _check_choice("kernel", self.kernel, sorted(KERNELS))
         _check_choice("failures", self.failures, FAILURE_POLICIES)
         _check_choice("dtype", self.dtype, ("float64", "float32"))
-        if isinstance(self.maximize, dict):
-            object.__setattr__(self, "maximize", MaximizeConfig(**self.maximize))
+        default = dngo.MAXIMIZE if self.model in ("dngo", "ensemble") else MaximizeConfig()
+        if self.maximize is None:
+            object.__setattr__(self, "maximize", default)
+        elif isinstance(self.maximize, dict):
+            unknown = sorted(set(self.maximize) - set(MaximizeConfig._fields))
+            if unknown:
+                raise ValueError(f"unknown maximize option(s) {unknown}; valid: {list(MaximizeConfig._fields)}")
+            object.__setattr__(self, "maximize", default._replace(**self.maximize))
+        elif not isinstance(self.maximize, MaximizeConfig):
+            raise ValueError(f"maximize must be a dict of MaximizeConfig fields, got {type(self.maximize).__name__}")
         network = self.network._asdict() if isinstance(self.network, dngo.NetworkConfig) else self.network
         if not isinstance(network, dict):
             raise ValueError(f"network must be a dict of NetworkConfig fields, got {type(self.network).__name__}")
@@ -112,6 +126,9 @@ class Settings:
         _check_choice("training", self.training, dngo.TRAINING_MODES)
         if not isinstance(self.quadratic_prior, bool):
             raise ValueError(f"quadratic_prior must be true or false, got {self.quadratic_prior!r}")
+        if (isinstance(self.curvature_scale, bool) or not isinstance(self.curvature_scale, (int, float))
+                or not math.isfinite(self.curvature_scale) or self.curvature_scale <= 0):
+            raise ValueError(f"curvature_scale must be a positive number, got {self.curvature_scale!r}")
         if self.n_networks is not None and (isinstance(self.n_networks, bool) or int(self.n_networks) != self.n_networks
                                             or int(self.n_networks) < 1):
             raise ValueError(f"n_networks must be a positive integer, got {self.n_networks!r}")
@@ -315,8 +332,8 @@ def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrog
 
 
 @functools.lru_cache(maxsize=8)
-def _blr_surrogate(quadratic: bool) -> Surrogate:
-    return blr.blr_surrogate(quadratic=quadratic)
+def _blr_surrogate(quadratic: bool, curvature_scale: float) -> Surrogate:
+    return blr.blr_surrogate(quadratic=quadratic, curvature_scale=curvature_scale)
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "method", "options"))
@@ -353,7 +370,7 @@ def dngo_proposer(settings: Settings, space: Space, ctx: Context, previous) -> P
     stats = dngo.ensemble_stats(weights, data.x, data.y, data.mask, config=config)
     jax.block_until_ready(stats)
     t1 = time.perf_counter()
-    surrogate = _blr_surrogate(settings.quadratic_prior)
+    surrogate = _blr_surrogate(settings.quadratic_prior, float(settings.curvature_scale))
     samples = _infer_members(settings, surrogate, stats, k_infer, None if previous is None else previous.samples)
     jax.block_until_ready(samples.z)
     t2 = time.perf_counter()

@@ -237,6 +237,9 @@ def test_aggregators():
     (dict(model="dngo", network={"activation": "relu"}), "activation"),
     (dict(model="dngo", network={"layers": 3}), "layers"),
     (dict(model="dngo", quadratic_prior="yes"), "quadratic_prior"),
+    (dict(model="dngo", curvature_scale=0.0), "curvature_scale"),
+    (dict(model="dngo", curvature_scale=float("nan")), "curvature_scale"),
+    (dict(model="dngo", maximize={"steps": 3}), "maximize"),
 ])
 def test_settings_validation_names_the_field(options, field):
     with pytest.raises(ValueError, match=field):
@@ -248,6 +251,29 @@ def test_settings_round_trip_through_json():
     again = loop.Settings.from_dict(json.loads(json.dumps(s.to_dict())))
     assert again == s and again.network.hidden == (20, 20) and again.ensemble_size == 3
     assert loop.Settings(model="dngo").ensemble_size == 1 and loop.Settings(model="ensemble").ensemble_size == 5
+
+
+def test_dngo_search_defaults_and_partial_maximize_options():
+    """DNGO models search the anchors alone by default (dngo.MAXIMIZE); a partial ``maximize`` dict
+    fills the other fields from the model's default, and the GP keeps its Adam refinement."""
+    assert loop.Settings(model="dngo").maximize == dngo.MAXIMIZE and dngo.MAXIMIZE.num_steps == 0
+    assert loop.Settings(model="gp").maximize.num_steps > 0
+    partial = loop.Settings(model="ensemble", maximize={"num_anchors": 64})
+    assert partial.maximize == dngo.MAXIMIZE._replace(num_anchors=64)
+    assert loop.Settings(model="gp", maximize={"num_anchors": 64}).maximize.num_steps == loop.Settings().maximize.num_steps
+
+
+def test_curvature_scale_reaches_the_prior():
+    """``curvature_scale`` is the horseshoe scale of diag(Λ): prior draws scale with it."""
+    import numpyro
+
+    stats = blr.basis_stats(*(jnp.asarray(a) for a in random_problem()))
+    def draws(scale):
+        surrogate = loop._blr_surrogate(True, scale)
+        with numpyro.handlers.seed(rng_seed=0):
+            return np.concatenate([np.asarray(surrogate.prior(stats)["curvature"]) for _ in range(400)])
+    ratio = np.median(draws(10.0)) / np.median(draws(1.0))
+    assert ratio == pytest.approx(10.0, rel=1e-9)  # the same draws, scaled
 
 
 def test_ensemble_optimizer_end_to_end(tmp_path):
