@@ -17,8 +17,8 @@ with :math:`\Lambda` diagonal; ``quadratic=False`` keeps only the offset :math:`
 :math:`\tilde y = B\,w(\lambda, c, \Lambda)` for a weight vector ``w`` and every quantity of eq. (8)
 follows from the sufficient statistics :math:`\Phi^\top\Phi`, :math:`\Phi^\top B` and :math:`B^\top B`.
 They are computed once per data set in :math:`O(N M^2)`, together with the eigendecomposition
-:math:`\Phi^\top\Phi = V\,\mathrm{diag}(s)\,V^\top`. In the rotated basis :math:`V^\top\phi(x)` the
-matrix :math:`K = V\,\mathrm{diag}(\beta s + \alpha)\,V^\top` is diagonal for every ``α, β``, so each
+:math:`\Phi^\top\Phi = V\,\mathrm{diag}(s)\,V^\top`. In the rotated basis :math:`V^\top\phi(x)`,
+:math:`K` is the diagonal :math:`\mathrm{diag}(\beta s + \alpha)` for every ``α, β``, so each
 likelihood evaluation the sampler makes afterwards costs :math:`O(M D)` (no factorisation: the prior
 on ``w`` is isotropic, so the rotation changes nothing else), and a prediction costs :math:`O(M)` per
 hyperparameter sample once a point's basis is rotated (:func:`basis_inputs`, once per point). That is
