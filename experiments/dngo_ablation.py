@@ -6,9 +6,9 @@ samples, log-EI) and both choices spelled out, so the stored runs do not depend 
 
 * ``refine``: the acquisition's best anchors refined by 100 projected Adam steps (jbo's search for GPs), or
   ``anchors``: the best of the 1024 Sobol + 256 local anchors, no refinement;
-* ``curvature_scale``: the scale of the horseshoe prior on the quadratic's curvatures diag(Λ), 1 or 10
-  (standardised output units per squared unit-cube distance: at 1 a curvature that spans the data's
-  range over half the cube is deep in the prior's tail; at 10 it is typical).
+* ``curvature_scale``: the scale of the horseshoe prior on the quadratic's curvatures diag(Λ), 1 (the
+  default) or 10 (standardised output units per squared unit-cube distance: a curvature near 10 lets
+  one coordinate span the standardised data's range over half the cube; under scale 1 that is the tail).
 
 Problems and budgets: Branin and Hartmann6 at 200 evaluations (the paper's Table 1), Hartmann3 at 100.
 Results go to a resumable JSON (finished (problem, variant, seed) triples are skipped; several processes

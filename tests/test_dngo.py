@@ -268,6 +268,7 @@ def test_curvature_scale_reaches_the_prior():
     import numpyro
 
     stats = blr.basis_stats(*(jnp.asarray(a) for a in random_problem()))
+
     def draws(scale):
         surrogate = loop._blr_surrogate(True, scale)
         with numpyro.handlers.seed(rng_seed=0):

@@ -171,8 +171,13 @@ def log_marginal_likelihood(params: dict, stats: BasisStats):
 
 def _pending_solve(posterior: BLRPosterior, phi):
     """:math:`L^{-1} U\\,\\mathrm{diag}(\\text{scale})\\,\\phi^\\top` ``(P, m)``: the Woodbury correction's factor."""
-    return jax.scipy.linalg.solve_triangular(posterior.pending_chol, posterior.pending @ (posterior.scale[:, None] * phi.T),
-                                             lower=True)
+    scaled = posterior.pending @ (posterior.scale[:, None] * phi.T)
+    return jax.scipy.linalg.solve_triangular(posterior.pending_chol, scaled, lower=True)
+
+
+def _mean(posterior: BLRPosterior, inputs: BasisInputs, phi):
+    """Eq. (4)'s mean :math:`m^\\top\\phi(x) + \\eta(x)` (``phi``: the rotated basis in the posterior's dtype)."""
+    return phi @ posterior.mean + prior_mean(posterior.params, inputs.x.astype(phi.dtype))
 
 
 def predict(posterior: BLRPosterior, inputs: BasisInputs, observation_noise: bool = False):
@@ -190,7 +195,7 @@ def predict(posterior: BLRPosterior, inputs: BasisInputs, observation_noise: boo
       ``(mean (m,), var (m,))``.
     """
     phi = inputs.phi.astype(posterior.mean.dtype)
-    mean = phi @ posterior.mean + prior_mean(posterior.params, inputs.x.astype(phi.dtype))
+    mean = _mean(posterior, inputs, phi)
     var = (phi * phi) @ posterior.scale
     if posterior.pending.shape[-2]:
         v = _pending_solve(posterior, phi)
@@ -205,7 +210,7 @@ def predict(posterior: BLRPosterior, inputs: BasisInputs, observation_noise: boo
 def predict_joint(posterior: BLRPosterior, inputs: BasisInputs):
     """Joint latent posterior at ``inputs``: ``(mean (m,), cov (m, m))``, cov = ΦK⁻¹Φᵀ."""
     phi = inputs.phi.astype(posterior.mean.dtype)
-    mean, _ = predict(posterior, inputs)
+    mean = _mean(posterior, inputs, phi)
     cov = (phi * posterior.scale) @ phi.T
     if posterior.pending.shape[-2]:
         v = _pending_solve(posterior, phi)

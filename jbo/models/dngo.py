@@ -292,7 +292,8 @@ def ensemble_score(config: NetworkConfig, surrogate, weights, stats, posteriors,
     """Integrated, aggregated acquisition ``x (m, D) -> (m,)`` of an ensemble.
 
     Each member's basis is evaluated and rotated into its eigenbasis once per point
-    (:func:`jbo.models.blr.basis_inputs`); the BLR predictions of its ``S`` samples are averaged as in :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
+    (:func:`jbo.models.blr.basis_inputs`); the BLR predictions of its ``S`` samples are averaged as in
+    :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
 
     Args:
       config: network config; surrogate: the BLR surrogate.
