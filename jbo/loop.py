@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import acquisition as acq
+from jbo import escape
 from jbo import inference
 from jbo.data import Standardizer, bucket_size, pad_data
 from jbo.kernels import KERNELS, make_arc_kernel, make_kernel
@@ -30,10 +31,12 @@ from jbo.models import blr, dngo
 from jbo.models.base import Surrogate
 from jbo.models import tree as tree_model
 from jbo.models.gp import exact_gp
+from jbo.escape import EscapeConfig
 from jbo.optimize import MaximizeConfig, local_anchors, maximize
 from jbo.spaces import Space
 
 ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
+ESCAPE_MODELS = ("gp",)  # models whose samples carry lengthscales (jbo.escape measures distances in them)
 FAILURE_POLICIES = ("worst", "ignore")
 
 
@@ -76,6 +79,9 @@ class Settings:
       network: the basis network and its training (:class:`jbo.models.dngo.NetworkConfig`; a dict of
         its fields is accepted).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
+      escape: leave a converged basin for a local search elsewhere (:mod:`jbo.escape`): an
+        :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
+        ``False``. Default: on for ``model="gp"``; models without lengthscales do not support it.
     """
 
     model: str = "gp"
@@ -100,6 +106,7 @@ class Settings:
     curvature_scale: float = 1.0
     network: dngo.NetworkConfig = dngo.NetworkConfig()
     dtype: str = "float64"
+    escape: EscapeConfig | dict | bool | None = None
 
     def __post_init__(self):
         _check_choice("model", self.model, MODELS)
@@ -124,6 +131,7 @@ class Settings:
         object.__setattr__(self, "network", dngo.NetworkConfig.create(**network))
         object.__setattr__(self, "aggregator", dngo.check_aggregator(self.aggregator))
         _check_choice("training", self.training, dngo.TRAINING_MODES)
+        object.__setattr__(self, "escape", self._escape_config())
         if not isinstance(self.quadratic_prior, bool):
             raise ValueError(f"quadratic_prior must be true or false, got {self.quadratic_prior!r}")
         if (isinstance(self.curvature_scale, bool) or not isinstance(self.curvature_scale, (int, float))
@@ -143,6 +151,25 @@ class Settings:
         if self.n_init is not None and int(self.n_init) < 1:
             raise ValueError(f"n_init must be >= 1, got {self.n_init!r}")
 
+    def _escape_config(self) -> EscapeConfig | bool:
+        escape = self.escape
+        if escape is None:
+            return EscapeConfig() if self.model in ESCAPE_MODELS else False
+        if escape is False:
+            return False
+        if escape is True:
+            escape = EscapeConfig()
+        elif isinstance(escape, dict):
+            escape = EscapeConfig.create(**escape)
+        elif isinstance(escape, EscapeConfig):
+            escape = EscapeConfig.create(**escape._asdict())
+        else:
+            raise ValueError(f"escape must be true, false or a dict of EscapeConfig fields, got {escape!r}")
+        if self.model not in ESCAPE_MODELS:
+            raise ValueError(f"escape needs a model with lengthscales ({list(ESCAPE_MODELS)}), got model={self.model!r}; "
+                             "use escape=False")
+        return escape
+
     @property
     def ensemble_size(self) -> int:
         """Networks of a DNGO model: 1 for ``"dngo"``, ``n_networks`` (default 5) for ``"ensemble"``."""
@@ -154,6 +181,7 @@ class Settings:
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["maximize"] = self.maximize._asdict()
+        d["escape"] = self.escape._asdict() if self.escape else False
         d["network"] = {**self.network._asdict(), "hidden": list(self.network.hidden)}
         return d
 
@@ -221,10 +249,11 @@ def training_data(settings: Settings, state: LoopState):
     ok = np.isfinite(state.y)
     if ok.sum() < 2:
         return None
-    x, y = state.x[ok], state.y[ok]
-    if settings.failures == "worst" and (~ok).any():
-        x = np.concatenate([x, state.x[~ok]])
-        y = np.concatenate([y, np.full((~ok).sum(), y.max())])
+    # Rows stay in the order of observation (the escape rule reads the run's recent history).
+    if settings.failures == "worst":
+        x, y = state.x, np.where(ok, state.y, np.max(state.y[ok]))
+    else:
+        x, y = state.x[ok], state.y[ok]
     standardizer = Standardizer.fit(y)
     return x, standardizer.forward(y), standardizer
 
@@ -263,7 +292,7 @@ class Proposal(NamedTuple):
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "acquisition", "ucb_beta", "config"))
-def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, anchors, best, *,
+def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, anchors, best, exclusion, *,
             acquisition: str, ucb_beta: float, config: MaximizeConfig):
     """Jitted proposal: condition every sample, fantasise pending points, maximise the acquisition.
 
@@ -273,6 +302,8 @@ def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, an
       data: padded observations; pending_x, pending_mask: padded pending points (or ``None``).
       anchors: ``(A, D)`` starting candidates in the unit cube.
       best: incumbent on the standardised scale.
+      exclusion: region where the acquisition is ``-inf`` (:func:`jbo.escape.exclude`; masks nothing
+        when built by :func:`jbo.escape.no_exclusion`).
       acquisition: name; ucb_beta: UCB weight; config: search sizes.
     Returns:
       ``(x (D,), score)``.
@@ -286,7 +317,7 @@ def propose(key, surrogate: Surrogate, params, data, pending_x, pending_mask, an
     pointwise, log_domain = acq.ACQUISITIONS[acquisition]
     if acquisition == "ucb":
         pointwise = functools.partial(pointwise, beta=ucb_beta)
-    score = acq.integrate(surrogate.predict, posteriors, pointwise, log_domain, best)
+    score = escape.exclude(acq.integrate(surrogate.predict, posteriors, pointwise, log_domain, best), *exclusion)
     return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
 
 
@@ -305,6 +336,18 @@ def infer_hyperparameters(settings: Settings, previous, surrogate: Surrogate, da
     return inference.infer(key, surrogate, data, settings.inference, previous=previous, **options)
 
 
+def _escape_plan(settings: Settings, ctx: Context, params) -> escape.Escape | None:
+    """The escape search of :mod:`jbo.escape` if the run has stalled (``None`` otherwise or when off)."""
+    if not settings.escape:
+        return None
+    scale = escape.lengthscales(params)
+    if scale is None:
+        return None
+    rng = np.random.default_rng(np.asarray(jax.random.key_data(jax.random.fold_in(ctx.key_acq, 1))).ravel())
+    return escape.plan(ctx.x_train, ctx.y_std, scale, np.asarray(ctx.anchors), settings.escape, rng,
+                       settings.maximize.num_local, settings.maximize.local_scale)
+
+
 def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrogate]):
     """A proposer for any surrogate whose hyperparameters are all inferred (GP, arc GP, ...).
 
@@ -320,12 +363,16 @@ def sampled_surrogate_proposer(surrogate_for: Callable[[Settings, Space], Surrog
         samples = infer_hyperparameters(settings, previous, surrogate, ctx.data, ctx.key_fit)
         jax.block_until_ready(samples.z)
         t1 = time.perf_counter()
+        anchors, best, exclusion = ctx.anchors, ctx.best, escape.no_exclusion(ctx.anchors.shape[-1], ctx.dtype)
+        plan = _escape_plan(settings, ctx, samples.params)
+        if plan is not None:
+            anchors, best, exclusion = plan
         x, score = propose(ctx.key_acq, surrogate, samples.params, ctx.data, ctx.pending_x, ctx.pending_mask,
-                           ctx.anchors, ctx.best, acquisition=settings.acquisition,
+                           anchors, best, exclusion, acquisition=settings.acquisition,
                            ucb_beta=float(settings.ucb_beta), config=settings.maximize)
         jax.block_until_ready(x)
         info = dict(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
-                    **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
+                    escape=plan is not None, **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
         return Proposal(np.asarray(x, dtype=np.float64), samples, info)
 
     return proposer

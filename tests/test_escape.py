@@ -1,0 +1,137 @@
+"""The escape rule (jbo.escape): stall detection, the excluded neighbourhood, settings, and a run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jbo
+from jbo import escape, loop
+from jbo.escape import EscapeConfig
+
+CONFIG = EscapeConfig(patience=3, steps=4, radius=2.0, tolerance=1e-3)
+SCALE = np.array([0.1, 0.1])
+
+
+def history(near: int, far: int, improve_after: bool = False):
+    """A run that improves to its incumbent at (0.5, 0.5), then makes ``near`` suggestions within one
+    lengthscale of it and ``far`` ones beyond, none better (or, with ``improve_after``, the last one better)."""
+    rng = np.random.default_rng(0)
+    x = [rng.random(2) for _ in range(4)] + [np.array([0.5, 0.5])]
+    y = [1.0, 0.8, 0.9, 0.7, -1.0]
+    x += [np.array([0.5, 0.5]) + rng.uniform(-0.05, 0.05, 2) for _ in range(near)]
+    y += list(rng.uniform(-0.99, 0.0, near))
+    x += [np.array([0.95, 0.05]) for _ in range(far)]
+    y += [0.5] * far
+    if improve_after:
+        y[-1] = -1.5
+    return np.array(x), np.array(y)
+
+
+def test_stall_needs_patience_near_suggestions_without_improvement():
+    assert not escape.is_stalled(*history(near=2, far=0), SCALE, CONFIG)
+    assert escape.is_stalled(*history(near=3, far=0), SCALE, CONFIG)
+    # Far suggestions do not count towards a stall...
+    assert not escape.is_stalled(*history(near=2, far=5), SCALE, CONFIG)
+    # ...and an improvement starts the count again.
+    assert not escape.is_stalled(*history(near=3, far=1, improve_after=True), SCALE, CONFIG)
+
+
+def test_each_stall_buys_a_fixed_number_of_escape_steps():
+    assert escape.is_stalled(*history(near=3, far=3), SCALE, CONFIG)
+    assert not escape.is_stalled(*history(near=3, far=4), SCALE, CONFIG)  # back to the incumbent
+    assert not escape.is_stalled(*history(near=5, far=4), SCALE, CONFIG)
+    assert escape.is_stalled(*history(near=6, far=4), SCALE, CONFIG)  # a second stall
+
+
+def test_improvements_below_the_tolerance_do_not_end_a_stall():
+    x, y = history(near=3, far=0)
+    y = np.append(y, y.min() - 0.5 * CONFIG.tolerance)
+    x = np.concatenate([x, [[0.5, 0.5]]])
+    assert escape.is_stalled(x, y, SCALE, CONFIG)
+
+
+def test_plan_searches_outside_the_neighbourhood_from_the_best_outside():
+    x, y = history(near=3, far=0)
+    anchors = np.random.default_rng(1).random((64, 2))
+    plan = escape.plan(x, y, SCALE, anchors, CONFIG, np.random.default_rng(2), num_local=16, local_scale=0.05)
+    assert plan is not None
+    assert plan.anchors.shape == anchors.shape
+    centre, inverse_scale, radius_squared = (np.asarray(a) for a in plan.exclusion)
+    np.testing.assert_allclose(centre, [0.5, 0.5])
+    np.testing.assert_allclose(inverse_scale, 1.0 / SCALE)
+    assert radius_squared == pytest.approx(CONFIG.radius**2)
+    distance = np.sqrt(np.sum(((np.asarray(plan.anchors) - centre) / SCALE) ** 2, axis=-1))
+    assert np.all(distance > CONFIG.radius)
+    outside = np.sqrt(np.sum(((x - centre) / SCALE) ** 2, axis=-1)) > CONFIG.radius
+    assert float(plan.best) == pytest.approx(y[outside].min())
+    assert escape.plan(*history(near=2, far=0), SCALE, anchors, CONFIG, np.random.default_rng(2), 16, 0.05) is None
+
+
+def test_exclude_masks_the_neighbourhood_only():
+    def score(x):
+        return -np.sum(x, axis=-1)
+
+    points = np.array([[0.5, 0.5], [0.6, 0.5], [0.71, 0.5], [0.0, 0.0]])
+    masked = escape.exclude(score, np.array([0.5, 0.5]), 1.0 / SCALE, CONFIG.radius**2)(points)
+    assert np.isneginf(masked[0]) and np.isneginf(masked[1])
+    np.testing.assert_allclose(masked[2:], score(points[2:]))
+    unmasked = escape.exclude(score, *escape.no_exclusion(2, np.float64))(points)
+    np.testing.assert_allclose(unmasked, score(points))
+
+
+def test_lengthscales_geometric_mean_over_samples():
+    params = {"kernel": {"lengthscale": np.array([[0.1, 1.0], [0.4, 4.0]]), "amplitude": np.ones(2)}}
+    np.testing.assert_allclose(escape.lengthscales(params), [0.2, 2.0])
+    assert escape.lengthscales({"alpha": np.ones(3)}) is None
+
+
+def test_settings_default_per_model_validation_and_round_trip():
+    assert loop.Settings().escape == EscapeConfig()
+    assert loop.Settings(model="dngo").escape is False
+    assert loop.Settings(escape=False).escape is False
+    assert loop.Settings(escape={"patience": 7}).escape == EscapeConfig(patience=7)
+    settings = loop.Settings(escape={"radius": 3})
+    assert loop.Settings.from_dict(settings.to_dict()) == settings
+    with pytest.raises(ValueError, match="escape.patience"):
+        loop.Settings(escape={"patience": 0})
+    with pytest.raises(ValueError, match="escape.radius"):
+        loop.Settings(escape={"radius": float("nan")})
+    with pytest.raises(ValueError, match="unknown escape option"):
+        loop.Settings(escape={"radus": 2.0})
+    with pytest.raises(ValueError, match="model='dngo'"):
+        loop.Settings(model="dngo", escape=True)
+
+
+def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
+    """Told a design, an incumbent and five worse points beside it, the optimiser's next
+    suggestion escapes: it lies beyond ``radius`` lengthscales of the incumbent."""
+
+    def bump(config):  # one narrow basin at (0.3, 0.6)
+        return -float(np.exp(-((config["a"] - 0.3) ** 2 + (config["b"] - 0.6) ** 2) / 0.02))
+
+    space = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
+    opt = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4,
+                        maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
+    told = [opt.ask() for _ in range(4)]  # the initial design
+    rng = np.random.default_rng(0)
+    told += [{"a": float(a), "b": float(b)} for a, b in rng.random((8, 2))]
+    told.append({"a": 0.3, "b": 0.6})
+    told += [{"a": 0.3 + float(da), "b": 0.6 + float(db)} for da, db in rng.uniform(-0.01, 0.01, (5, 2))]
+    for config in told:
+        opt.tell(config, bump(config))
+    config = opt.ask()
+    assert opt.last_info["escape"]
+    scale = escape.lengthscales(opt.state.model_state.params)
+    distance = np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2))
+    assert distance > EscapeConfig().radius
+    # Without the rule the same state refines the incumbent.
+    plain = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4, escape=False,
+                          maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
+    for c in told:
+        if len(plain.history) < 4:
+            plain.ask()
+        plain.tell(c, bump(c))
+    config = plain.ask()
+    assert not plain.last_info["escape"]
+    assert np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2)) < EscapeConfig().radius
