@@ -44,12 +44,14 @@ class EscapeConfig(NamedTuple):
       steps: escape suggestions allowed per ``patience`` stalled suggestions.
       radius: radius of the excluded neighbourhood of the incumbent, in lengthscales.
       tolerance: the smallest improvement of the best value (standardised units) that ends a stall.
+      near: distance to the incumbent, in lengthscales, within which a suggestion counts as re-sampling it.
     """
 
     patience: int = 5
     steps: int = 20
     radius: float = 2.0
     tolerance: float = 1e-3
+    near: float = 1.0
 
     @classmethod
     def create(cls, **fields) -> "EscapeConfig":
@@ -62,12 +64,13 @@ class EscapeConfig(NamedTuple):
             value = getattr(config, field)
             if isinstance(value, bool) or int(value) != value or value < 1:
                 raise ValueError(f"escape.{field} must be a positive integer, got {value!r}")
-        for field in ("radius", "tolerance"):
+        for field in ("radius", "tolerance", "near"):
             value = getattr(config, field)
             if isinstance(value, bool) or not np.isfinite(value) or value <= 0:
                 raise ValueError(f"escape.{field} must be a positive number, got {value!r}")
         return config._replace(patience=int(config.patience), steps=int(config.steps),
-                               radius=float(config.radius), tolerance=float(config.tolerance))
+                               radius=float(config.radius), tolerance=float(config.tolerance),
+                               near=float(config.near))
 
 
 def lengthscales(params: Any) -> np.ndarray | None:
@@ -97,7 +100,7 @@ def is_stalled(x: np.ndarray, y_std: np.ndarray, scale: np.ndarray, config: Esca
     last_improvement = int(np.argmax(best_so_far <= best_so_far[-1] + config.tolerance))
     incumbent = x[np.argmin(y_std)]
     distance = np.sqrt(np.sum(((x[last_improvement + 1:] - incumbent) / scale) ** 2, axis=-1))
-    near, far = int(np.sum(distance <= 1.0)), int(np.sum(distance > 1.0))
+    near, far = int(np.sum(distance <= config.near)), int(np.sum(distance > config.near))
     return near >= config.patience and far < config.steps * (near // config.patience)
 
 

@@ -97,6 +97,8 @@ def test_settings_default_per_model_validation_and_round_trip():
         loop.Settings(escape={"patience": 0})
     with pytest.raises(ValueError, match="escape.radius"):
         loop.Settings(escape={"radius": float("nan")})
+    with pytest.raises(ValueError, match="escape.near"):
+        loop.Settings(escape={"near": 0})
     with pytest.raises(ValueError, match="unknown escape option"):
         loop.Settings(escape={"radus": 2.0})
     with pytest.raises(ValueError, match="model='dngo'"):
@@ -135,3 +137,17 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     config = plain.ask()
     assert not plain.last_info["escape"]
     assert np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2)) < EscapeConfig().radius
+
+
+def test_training_rows_keep_the_order_of_observation():
+    """The stall rule reads the recent history, so failures are imputed in place, not appended."""
+    state = loop.init(2)
+    values = [3.0, float("nan"), 1.0, 2.0]
+    for i, value in enumerate(values):
+        state = loop.observe(state, np.full(2, 0.1 * i), value)
+    x, y_std, standardizer = loop.training_data(loop.Settings(failures="worst"), state)
+    np.testing.assert_allclose(x[:, 0], [0.0, 0.1, 0.2, 0.3])
+    np.testing.assert_allclose(standardizer.inverse(y_std), [3.0, 3.0, 1.0, 2.0])
+    x, y_std, standardizer = loop.training_data(loop.Settings(failures="ignore"), state)
+    np.testing.assert_allclose(x[:, 0], [0.0, 0.2, 0.3])
+    np.testing.assert_allclose(standardizer.inverse(y_std), [3.0, 1.0, 2.0])
