@@ -5,10 +5,9 @@ optionally the peers (Optuna's GPSampler, BoTorch SingleTaskGP + LogEI; ``experi
 and writes a table of best value and simple regret (mean ± standard error over seeds, wall time per
 run) to ``BENCHMARKS.md`` and ``experiments/results/core_quality.json``.
 
-    python experiments/core_quality.py --seeds 30 [--peers optuna botorch] [--no-escape]
+    python experiments/core_quality.py --seeds 30 [--peers optuna botorch] [--escape]
 
-``--no-escape`` adds the row of jbo without its escape rule (:mod:`jbo.escape`), the ablation of that
-default.
+``--escape`` runs jbo with its (opt-in) escape rule (:mod:`jbo.escape`) instead, as a row of its own.
 """
 
 from __future__ import annotations
@@ -61,8 +60,8 @@ def main(argv=None):
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--peers", nargs="*", default=[], choices=["optuna", "botorch"])
     parser.add_argument("--inference", default="slice")
-    parser.add_argument("--no-escape", action="store_true",
-                        help="jbo with the escape rule off (jbo.escape), as an ablation row")
+    parser.add_argument("--escape", action="store_true",
+                        help="jbo with the escape rule on (jbo.escape), as an ablation row")
     args = parser.parse_args(argv)
     _common.setup()
     from jbo.benchmarks import get_problem
@@ -71,9 +70,9 @@ def main(argv=None):
     out = os.path.join(_common.RESULTS, "core_quality.json")
     for problem in args.problems:
         budget, optimum = PROBLEMS[problem], get_problem(problem).optimum
-        if args.no_escape:
-            label = f"jbo gp-{args.inference} (escape off)"
-            methods = [(label, lambda s: run_jbo(problem, budget, s, inference=args.inference, escape=False))]
+        if args.escape:
+            label = f"jbo gp-{args.inference} (escape on)"
+            methods = [(label, lambda s: run_jbo(problem, budget, s, inference=args.inference, escape=True))]
         else:
             label = f"jbo gp-{args.inference} (defaults)"
             methods = [(label, lambda s: run_jbo(problem, budget, s, inference=args.inference))]

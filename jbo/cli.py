@@ -156,8 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
     run.add_argument("--n-init", type=_positive_int, default=None,
                      help="size of the Sobol initial design (default max(5, dim + 1))")
-    run.add_argument("--no-escape", action="store_true",
-                     help="GP: keep refining a converged incumbent instead of searching elsewhere (jbo.escape)")
+    run.add_argument("--escape", action="store_true",
+                     help="GP: once the search stalls at its incumbent, search outside its neighbourhood (jbo.escape)")
     dngo_options = run.add_argument_group("DNGO / ensemble options (--model dngo|ensemble)")
     dngo_options.add_argument("--n-networks", type=_positive_int, default=None,
                               help="ensemble size of --model ensemble (default 5)")
@@ -372,10 +372,10 @@ def cmd_run(args) -> int:
         run_parser.error(f"{', '.join(sorted(model_options))}: options of --model dngo or ensemble, "
                          f"not {settings['model']!r}")
     options.update(model_options)
-    if args.no_escape:
+    if args.escape:
         if resuming:
-            run_parser.error("--resume continues the run with the journal's settings; drop --no-escape")
-        options["escape"] = False
+            run_parser.error("--resume continues the run with the journal's settings; drop --escape")
+        options["escape"] = True
     try:
         jbo.loop.Settings(**{k: settings[k] for k in ("model", "inference", "acquisition")}, **options)
     except ValueError as err:

@@ -22,6 +22,10 @@ lengthscales :math:`\ell` (geometric mean over the hyperparameter samples), so "
   descending into it. The escape ends as soon as the best value improves.
 
 A new incumbent found in another basin then takes over through the ordinary acquisition.
+
+Off by default (``Settings.escape``): on Hartmann6 it lowers the rate of runs trapped at −3.2031, but
+on Levy, Alpine01 and Hartmann3 the evaluations it moves away from the incumbent cost more than the
+basins it finds (BENCHMARKS.md, sections core_quality and escape_ablation).
 """
 
 from __future__ import annotations

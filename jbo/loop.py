@@ -79,9 +79,10 @@ class Settings:
       network: the basis network and its training (:class:`jbo.models.dngo.NetworkConfig`; a dict of
         its fields is accepted).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
-      escape: leave a converged basin for a local search elsewhere (:mod:`jbo.escape`): an
-        :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
-        ``False``. Default: on for ``model="gp"``; models without lengthscales do not support it.
+      escape: leave a converged basin for a local search elsewhere (:mod:`jbo.escape`, ``model="gp"``
+        only): an :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its
+        defaults) or ``False`` (the default: measured, it helps on Hartmann6 and costs on Levy,
+        Alpine01 and Hartmann3; BENCHMARKS.md, escape_ablation).
     """
 
     model: str = "gp"
@@ -153,9 +154,7 @@ class Settings:
 
     def _escape_config(self) -> EscapeConfig | bool:
         escape = self.escape
-        if escape is None:
-            return EscapeConfig() if self.model in ESCAPE_MODELS else False
-        if escape is False:
+        if escape is None or escape is False:
             return False
         if escape is True:
             escape = EscapeConfig()

@@ -237,3 +237,13 @@ def test_ensemble_run_in_a_fresh_process_splits_the_cpu():
     assert f"devices {max(1, min(cores, 3))}" in out.stdout
     observations = [r for r in read_journal("runs/ens") if r["type"] == "observation"]
     assert len(observations) == 7 and all(r["status"] == "ok" for r in observations)
+
+
+def test_escape_flag_reaches_the_journal_and_needs_a_gp(capsys):
+    with pytest.raises(SystemExit) as err:
+        run("--model", "random", "--escape", "--budget", "2", "--out", "runs/r")
+    assert err.value.code == 2 and "escape" in capsys.readouterr().err
+    assert run("--budget", "3", "--n-init", "3", "--escape", "--out", "runs/e") == 0  # initial design only
+    assert read_journal("runs/e")[0]["settings"]["escape"]["radius"] == 2.0
+    assert run("--budget", "2", "--n-init", "2", "--out", "runs/d") == 0
+    assert read_journal("runs/d")[0]["settings"]["escape"] is False

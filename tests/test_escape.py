@@ -87,7 +87,8 @@ def test_lengthscales_geometric_mean_over_samples():
 
 
 def test_settings_default_per_model_validation_and_round_trip():
-    assert loop.Settings().escape == EscapeConfig()
+    assert loop.Settings().escape is False  # opt-in
+    assert loop.Settings(escape=True).escape == EscapeConfig()
     assert loop.Settings(model="dngo").escape is False
     assert loop.Settings(escape=False).escape is False
     assert loop.Settings(escape={"patience": 7}).escape == EscapeConfig(patience=7)
@@ -113,7 +114,7 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
         return -float(np.exp(-((config["a"] - 0.3) ** 2 + (config["b"] - 0.6) ** 2) / 0.02))
 
     space = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
-    opt = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4,
+    opt = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4, escape=True,
                         maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
     told = [opt.ask() for _ in range(4)]  # the initial design
     rng = np.random.default_rng(0)
@@ -128,7 +129,7 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     distance = np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2))
     assert distance > EscapeConfig().radius
     # Without the rule the same state refines the incumbent.
-    plain = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4, escape=False,
+    plain = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4,
                           maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
     for c in told:
         if len(plain.history) < 4:
