@@ -14,12 +14,13 @@ lengthscales :math:`\ell` (geometric mean over the hyperparameter samples), so "
 .. math:: B = \{x : \lVert (x - x^*) / \ell \rVert_2 \le r\}.
 
 * **Stall**: since the last improvement of the best value by more than ``tolerance`` (standardised
-  units), at least ``patience`` suggestions fell within one lengthscale of :math:`x^*`.
+  units), at least ``patience`` suggestions fell within ``near`` lengthscales (default one) of
+  :math:`x^*`.
 * **Escape**: the next ``steps`` suggestions (per ``patience`` such suggestions, so that the
   incumbent is refined again in between) maximise the acquisition over the complement of :math:`B`,
   with the incumbent replaced by the best observation outside :math:`B`: a local search of the
-  second-best region, which can only find a basin that the model does not already believe in by
-  descending into it. The escape ends as soon as the best value improves.
+  second-best region (a basin the model does not believe in is only found by descending into it).
+  The escape ends as soon as the best value improves.
 
 A new incumbent found in another basin then takes over through the ordinary acquisition.
 
