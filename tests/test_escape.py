@@ -140,6 +140,30 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     assert np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2)) < EscapeConfig().radius
 
 
+@pytest.mark.parametrize("acquisition", ["thompson", "ucb"])
+def test_escape_with_other_acquisitions_and_a_batch(acquisition):
+    """Escapes compose with pending points (fantasies) and with acquisitions other than EI."""
+
+    def bump(config):
+        return -float(np.exp(-((config["a"] - 0.3) ** 2 + (config["b"] - 0.6) ** 2) / 0.02))
+
+    space = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
+    opt = jbo.Optimizer(space, model="gp", inference="map", seed=1, n_init=4, escape=True, acquisition=acquisition,
+                        maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
+    told = [opt.ask() for _ in range(4)]
+    rng = np.random.default_rng(0)
+    told += [{"a": float(a), "b": float(b)} for a, b in rng.random((8, 2))]
+    told.append({"a": 0.3, "b": 0.6})
+    told += [{"a": 0.3 + float(da), "b": 0.6 + float(db)} for da, db in rng.uniform(-0.01, 0.01, (6, 2))]
+    for config in told:
+        opt.tell(config, bump(config))
+    batch = opt.ask(n=3)
+    assert len(batch) == 3 and opt.last_info["escape"]
+    for config in batch:
+        assert space.validate(config) == config
+        assert 0.0 <= config["a"] <= 1.0 and 0.0 <= config["b"] <= 1.0
+
+
 def test_training_rows_keep_the_order_of_observation():
     """The stall rule reads the recent history, so failures are imputed in place, not appended."""
     state = loop.init(2)
