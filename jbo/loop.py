@@ -26,12 +26,12 @@ from jbo import acquisition as acq
 from jbo import escape
 from jbo import inference
 from jbo.data import Standardizer, bucket_size, pad_data
+from jbo.escape import EscapeConfig
 from jbo.kernels import KERNELS, make_arc_kernel, make_kernel
 from jbo.models import blr, dngo
 from jbo.models.base import Surrogate
 from jbo.models import tree as tree_model
 from jbo.models.gp import exact_gp
-from jbo.escape import EscapeConfig
 from jbo.optimize import MaximizeConfig, local_anchors, maximize
 from jbo.spaces import Space
 
@@ -153,21 +153,21 @@ class Settings:
             raise ValueError(f"n_init must be >= 1, got {self.n_init!r}")
 
     def _escape_config(self) -> EscapeConfig | bool:
-        escape = self.escape
-        if escape is None or escape is False:
+        option = self.escape
+        if option is None or option is False:
             return False
-        if escape is True:
-            escape = EscapeConfig()
-        elif isinstance(escape, dict):
-            escape = EscapeConfig.create(**escape)
-        elif isinstance(escape, EscapeConfig):
-            escape = EscapeConfig.create(**escape._asdict())
+        if option is True:
+            config = EscapeConfig()
+        elif isinstance(option, dict):
+            config = EscapeConfig.create(**option)
+        elif isinstance(option, EscapeConfig):
+            config = EscapeConfig.create(**option._asdict())
         else:
-            raise ValueError(f"escape must be true, false or a dict of EscapeConfig fields, got {escape!r}")
+            raise ValueError(f"escape must be true, false or a dict of EscapeConfig fields, got {option!r}")
         if self.model not in ESCAPE_MODELS:
             raise ValueError(f"escape needs a model with lengthscales ({list(ESCAPE_MODELS)}), got model={self.model!r}; "
                              "use escape=False")
-        return escape
+        return config
 
     @property
     def ensemble_size(self) -> int:
