@@ -103,3 +103,31 @@ def merge_result(path: str, keys: list[str], record) -> dict:
             json.dump(results, f, indent=1)
         os.replace(tmp, path)
     return results
+
+
+def run_grid(path: str, problems, variants, seeds: int, run, describe) -> dict:
+    """Run every missing ``(problem, variant, seed)`` of an ablation grid into the resumable JSON ``path``.
+
+    Args:
+      path: results file, ``results[problem][variant][str(seed)] = record`` (:func:`merge_result`, so
+        several processes can share it; finished triples are skipped).
+      problems, variants: names to run; seeds: seeds ``0 .. seeds-1``.
+      run: ``(problem, variant, seed) -> record``, a dict with ``"values"`` and ``"seconds"``.
+      describe: ``record -> str`` appended to the progress line after the best value.
+    Returns:
+      The merged results.
+    """
+    import json
+
+    results = json.load(open(path)) if os.path.exists(path) else {}
+    for problem in problems:
+        for variant in variants:
+            for seed in range(seeds):
+                if str(seed) in results.get(problem, {}).get(variant, {}):
+                    continue
+                record = run(problem, variant, seed)
+                best = min(v for v in record["values"] if v == v)
+                print(f"{problem} {variant} seed {seed}: best {best:.5g}{describe(record)} ({record['seconds']:.0f} s)",
+                      flush=True)
+                results = merge_result(path, [problem, variant, str(seed)], record)
+    return results

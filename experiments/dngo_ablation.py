@@ -109,19 +109,14 @@ def main(argv=None):
     parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
     args = parser.parse_args(argv)
     _common.setup()
-    import json
+    if args.report_only:
+        import json
 
-    results = json.load(open(OUT)) if os.path.exists(OUT) else {}
-    if not args.report_only:
-        for problem in args.problems:
-            for variant in args.variants:
-                for seed in range(args.seeds):
-                    if str(seed) in results.get(problem, {}).get(variant, {}):
-                        continue
-                    record = run(problem, variant, seed, BUDGETS[problem])
-                    best = min(v for v in record["values"] if v == v)
-                    print(f"{problem} {variant} seed {seed}: best {best:.5f} ({record['seconds']:.0f} s)", flush=True)
-                    results = _common.merge_result(OUT, [problem, variant, str(seed)], record)
+        results = json.load(open(OUT)) if os.path.exists(OUT) else {}
+    else:
+        results = _common.run_grid(OUT, args.problems, args.variants, args.seeds,
+                                   lambda problem, variant, seed: run(problem, variant, seed, BUDGETS[problem]),
+                                   lambda record: "")
     write_report(results)
 
 

@@ -106,61 +106,53 @@ def test_settings_default_per_model_validation_and_round_trip():
         loop.Settings(model="dngo", escape=True)
 
 
-def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
-    """Told a design, an incumbent and five worse points beside it, the optimiser's next
-    suggestion escapes: it lies beyond ``radius`` lengthscales of the incumbent."""
+SPACE = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
+CENTRE = np.array([0.3, 0.6])
 
-    def bump(config):  # one narrow basin at (0.3, 0.6)
-        return -float(np.exp(-((config["a"] - 0.3) ** 2 + (config["b"] - 0.6) ** 2) / 0.02))
 
-    space = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
-    opt = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4, escape=True,
-                        maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
+def bump(config):  # one narrow basin at CENTRE
+    return -float(np.exp(-((config["a"] - CENTRE[0]) ** 2 + (config["b"] - CENTRE[1]) ** 2) / 0.02))
+
+
+def stalled_optimizer(seed: int, near: int, **options) -> jbo.Optimizer:
+    """An optimiser told its design, 8 random points, the incumbent at ``CENTRE`` and then ``near``
+    worse points within 0.01 of it: a run stalled at its incumbent."""
+    opt = jbo.Optimizer(SPACE, model="gp", inference="map", seed=seed, n_init=4,
+                        maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20), **options)
     told = [opt.ask() for _ in range(4)]  # the initial design
     rng = np.random.default_rng(0)
     told += [{"a": float(a), "b": float(b)} for a, b in rng.random((8, 2))]
-    told.append({"a": 0.3, "b": 0.6})
-    told += [{"a": 0.3 + float(da), "b": 0.6 + float(db)} for da, db in rng.uniform(-0.01, 0.01, (5, 2))]
+    told.append({"a": float(CENTRE[0]), "b": float(CENTRE[1])})
+    told += [{"a": CENTRE[0] + float(da), "b": CENTRE[1] + float(db)} for da, db in rng.uniform(-0.01, 0.01, (near, 2))]
     for config in told:
         opt.tell(config, bump(config))
+    return opt
+
+
+def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
+    """Told a design, an incumbent and five worse points beside it, the optimiser's next
+    suggestion escapes: it lies beyond ``radius`` lengthscales of the incumbent."""
+    opt = stalled_optimizer(seed=0, near=5, escape=True)
     config = opt.ask()
     assert opt.last_info["escape"]
     scale = escape.lengthscales(opt.state.model_state.params)
-    distance = np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2))
+    distance = np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2))
     assert distance > EscapeConfig().radius
     # Without the rule the same state refines the incumbent.
-    plain = jbo.Optimizer(space, model="gp", inference="map", seed=0, n_init=4,
-                          maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
-    for c in told:
-        if len(plain.history) < 4:
-            plain.ask()
-        plain.tell(c, bump(c))
+    plain = stalled_optimizer(seed=0, near=5)
     config = plain.ask()
     assert not plain.last_info["escape"]
-    assert np.sqrt(np.sum(((space.encode(config) - np.array([0.3, 0.6])) / scale) ** 2)) < EscapeConfig().radius
+    assert np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2)) < EscapeConfig().radius
 
 
 @pytest.mark.parametrize("acquisition", ["thompson", "ucb"])
 def test_escape_with_other_acquisitions_and_a_batch(acquisition):
     """Escapes compose with pending points (fantasies) and with acquisitions other than EI."""
-
-    def bump(config):
-        return -float(np.exp(-((config["a"] - 0.3) ** 2 + (config["b"] - 0.6) ** 2) / 0.02))
-
-    space = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
-    opt = jbo.Optimizer(space, model="gp", inference="map", seed=1, n_init=4, escape=True, acquisition=acquisition,
-                        maximize=dict(num_anchors=128, num_local=16, top_k=4, num_steps=20))
-    told = [opt.ask() for _ in range(4)]
-    rng = np.random.default_rng(0)
-    told += [{"a": float(a), "b": float(b)} for a, b in rng.random((8, 2))]
-    told.append({"a": 0.3, "b": 0.6})
-    told += [{"a": 0.3 + float(da), "b": 0.6 + float(db)} for da, db in rng.uniform(-0.01, 0.01, (6, 2))]
-    for config in told:
-        opt.tell(config, bump(config))
+    opt = stalled_optimizer(seed=1, near=6, escape=True, acquisition=acquisition)
     batch = opt.ask(n=3)
     assert len(batch) == 3 and opt.last_info["escape"]
     for config in batch:
-        assert space.validate(config) == config
+        assert SPACE.validate(config) == config
         assert 0.0 <= config["a"] <= 1.0 and 0.0 <= config["b"] <= 1.0
 
 
