@@ -56,7 +56,8 @@ def time_suggestions(settings: dict, n: int, repeats: int, seed: int = 0) -> dic
     return {"n": n, "seconds_per_suggestion": steady, "all_calls": calls,
             "compile_seconds": max(0.0, calls[0] - steady) + max(0.0, calls[1] - steady),
             "train_seconds": last.get("train_seconds"), "fit_seconds": last.get("fit_seconds"),
-            "acquisition_seconds": last.get("acquisition_seconds"), "n_pad": last.get("n_pad")}
+            "acquisition_seconds": last.get("acquisition_seconds"), "n_pad": last.get("n_pad"),
+            "network_steps": cfg.network.num_steps if cfg.model in ("dngo", "ensemble") else None}
 
 
 def slope(ns, seconds, n_min=400):
@@ -133,6 +134,9 @@ def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling
 
     methods = list(dict.fromkeys(r["method"] for r in rows))
     ns = sorted({r["n"] for r in rows})
+    # Rows saved before the key existed were timed with the then default of 1000 training steps.
+    steps = "/".join(str(s) for s in sorted({r.get("network_steps") or 1000 for r in rows
+                                              if r["method"] in ("dngo", "ensemble-5")})) or "–"
     get = {(r["method"], r["n"]): r for r in rows}
     series = {m: ([r["n"] for r in rows if r["method"] == m], [r["seconds_per_suggestion"] for r in rows if r["method"] == m])
               for m in methods}
@@ -144,7 +148,7 @@ def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling
     lines = [title + ("" if section == "dngo_scaling" else f" [{section}]"), "",
              machine or _common.header(),
              f"Median of {repeats} suggestions after the two compiling calls, all methods in one process. GP: Matérn-5/2"
-             " ARD, MAP (L-BFGS from the last estimate) or slice (10 samples); DNGO: tanh 50-50-50 network, 1000 Adam"
+             f" ARD, MAP (L-BFGS from the last estimate) or slice (10 samples); DNGO: tanh 50-50-50 network, {steps} Adam"
              " steps (mini-batches of 256 once N > 256), BLR with the quadratic prior mean, 10 slice samples of α, β,"
              " λ, c, Λ per network; ensemble-5: five such networks trained by one vmapped program, aggregated by the"
              f" mean. GP methods stop once a suggestion exceeds 120 s" + _caps(args, methods, ns)
