@@ -171,9 +171,11 @@ def build_parser() -> argparse.ArgumentParser:
                               help="horseshoe scale of the quadratic prior's curvatures (default "
                                    f"{loop.Settings().curvature_scale:g})")
     dngo_options.add_argument("--hidden", type=_positive_int, nargs="+", default=None,
-                              help="hidden layer widths (default 50 50 50)")
+                              help="hidden layer widths (default "
+                                   f"{' '.join(map(str, loop.Settings().network.hidden))})")
     dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
-                              help="optimisation steps per network training (default 1000)")
+                              help="optimisation steps per network training (default "
+                                   f"{loop.Settings().network.num_steps})")
     dngo_options.add_argument("--cpu-devices", type=_positive_int, default=None,
                               help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that "
                                    "ensemble members train in parallel, one device per core (default: one per core, "
