@@ -131,3 +131,22 @@ def run_grid(path: str, problems, variants, seeds: int, run, describe) -> dict:
                       flush=True)
                 results = merge_result(path, [problem, variant, str(seed)], record)
     return results
+
+
+def add_grid_arguments(parser, variants, seeds: int = 10, problems=None) -> None:
+    """The options every ablation grid script takes: ``--seeds``, ``--variants``, ``--report-only``
+    and, when ``problems`` is given, ``--problems``."""
+    parser.add_argument("--seeds", type=int, default=seeds)
+    if problems is not None:
+        parser.add_argument("--problems", nargs="+", default=list(problems), choices=list(problems))
+    parser.add_argument("--variants", nargs="+", default=list(variants), choices=list(variants))
+    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
+
+
+def grid_results(args, path: str, problems, run, describe=lambda record: "") -> dict:
+    """The saved results (``args.report_only``) or those of :func:`run_grid` over ``args``' variants and seeds."""
+    import json
+
+    if args.report_only:
+        return json.load(open(path)) if os.path.exists(path) else {}
+    return run_grid(path, problems, args.variants, args.seeds, run, describe)

@@ -103,20 +103,11 @@ def write_report(results: dict) -> None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--problems", nargs="+", default=list(BUDGETS), choices=list(BUDGETS))
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
+    _common.add_grid_arguments(parser, VARIANTS, problems=BUDGETS)
     args = parser.parse_args(argv)
     _common.setup()
-    if args.report_only:
-        import json
-
-        results = json.load(open(OUT)) if os.path.exists(OUT) else {}
-    else:
-        results = _common.run_grid(OUT, args.problems, args.variants, args.seeds,
-                                   lambda problem, variant, seed: run(problem, variant, seed, BUDGETS[problem]),
-                                   lambda record: "")
+    results = _common.grid_results(args, OUT, args.problems,
+                                   lambda problem, variant, seed: run(problem, variant, seed, BUDGETS[problem]))
     write_report(results)
 
 

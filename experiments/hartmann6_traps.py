@@ -103,18 +103,10 @@ def write_report(results: dict) -> None:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=30)
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
-    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
+    _common.add_grid_arguments(parser, VARIANTS, seeds=30)
     args = parser.parse_args(argv)
     _common.setup()
-    if args.report_only:
-        import json
-
-        results = json.load(open(OUT)) if os.path.exists(OUT) else {}
-    else:
-        results = _common.run_grid(OUT, ["hartmann6"], args.variants, args.seeds, run, lambda record: "")
-    write_report(results)
+    write_report(_common.grid_results(args, OUT, ["hartmann6"], run))
 
 
 if __name__ == "__main__":
