@@ -280,6 +280,115 @@ def test_relevance_traces_under_vmap_grad_and_batches():
         NESTED.relevance(np.zeros((2, 3)))
 
 
+# --------------------------------------------------------------------------- traceable round trip and arrays
+
+# jitted once per space (see above)
+_round_trip_jit = {name: jax.jit(s.round_trip) for name, s in SPACES.items()}
+_decode_arrays_jit = {name: jax.jit(s.decode_arrays) for name, s in SPACES.items()}
+_active_arrays_jit = {name: jax.jit(s.active_arrays) for name, s in SPACES.items()}
+
+
+def _numeric(p) -> bool:
+    return isinstance(p, Categorical) and all(
+        isinstance(c, (int, float)) and not isinstance(c, bool) for c in p.choices)
+
+
+def assert_round_trips_agree(space: Space, U: np.ndarray, got, want: np.ndarray):
+    """JAX == NumPy round trip: inactive columns kept as given and one-hot blocks exactly, Real and
+    Integer columns up to round-off (see Space.round_trip), the same configurations."""
+    got = np.asarray(got)
+    assert got.shape == want.shape == U.shape and got.dtype == want.dtype
+    inactive = space.relevance(U) == 0
+    np.testing.assert_array_equal(got[inactive], U[inactive])
+    np.testing.assert_array_equal(want[inactive], U[inactive])
+    one_hot = np.zeros(space.dim, bool)
+    for name, p in space.params.items():
+        one_hot[space.columns[name]] = isinstance(p, Categorical)
+    np.testing.assert_array_equal(got[..., one_hot], want[..., one_hot])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    flat = lambda A: A.reshape(-1, space.dim)
+    for a, b in zip(space.decode_many(flat(got)), space.decode_many(flat(want)), strict=True):
+        assert list(a) == list(b)
+        for k in a:
+            assert a[k] == pytest.approx(b[k], rel=1e-9) if isinstance(a[k], float) else a[k] == b[k]
+
+
+def assert_arrays_match(space: Space, arrays: dict, active: dict, configs: list[dict]):
+    """decode_arrays / active_arrays agree with decode_many: activity, and values when active."""
+    assert sorted(arrays) == sorted(active) == sorted(space.names)
+    for name, p in space.params.items():
+        a, act = np.asarray(arrays[name]), np.asarray(active[name])
+        assert a.shape == act.shape == (len(configs),) and act.dtype == bool
+        index = isinstance(p, Categorical) and not _numeric(p)
+        assert a.dtype == (np.int32 if index else np.float64)
+        for i, config in enumerate(configs):
+            assert act[i] == (name in config)
+            if name not in config:
+                continue
+            if isinstance(p, Real):
+                assert a[i] == pytest.approx(config[name], rel=1e-12, abs=1e-300)
+            elif index:
+                assert a[i] == p.index(config[name])
+            else:  # an Integer, or a numeric choice, as a float
+                assert a[i] == config[name]
+
+
+@pytest.mark.parametrize("name", sorted(SPACES))
+@SETTINGS
+@given(data=st.data())
+def test_round_trip_and_arrays_jax_equal_numpy(name, data):
+    space = SPACES[name]
+    # raw points, and canonical encodings with a random fill (decision columns exactly on a leaf)
+    configs = [data.draw(conditional_configs(space)) for _ in range(2)]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**31)))
+    U = np.concatenate([np.stack([data.draw(points(space.dim)) for _ in range(2)]),
+                        space.encode_many(configs, fill=rng)])
+    assert_round_trips_agree(space, U, _round_trip_jit[name](jnp.asarray(U)), space.round_trip(U))
+    decoded = space.decode_many(U)
+    assert_arrays_match(space, space.decode_arrays(U), space.active_arrays(U), decoded)
+    assert_arrays_match(space, _decode_arrays_jit[name](jnp.asarray(U)),
+                        _active_arrays_jit[name](jnp.asarray(U)), decoded)
+
+
+def test_round_trip_and_arrays_under_jit_vmap_and_batches():
+    U = np.random.default_rng(0).uniform(-0.1, 1.1, (2, 3, NESTED.dim))
+    flat = U.reshape(-1, NESTED.dim)
+    want = NESTED.round_trip(flat).reshape(U.shape)
+    for got in (NESTED.round_trip(jnp.asarray(U)), jax.jit(jax.vmap(jax.vmap(NESTED.round_trip)))(jnp.asarray(U))):
+        assert_round_trips_agree(NESTED, U, got, want)
+    assert_round_trips_agree(NESTED, U[0, 0], NESTED.round_trip(jnp.asarray(U[0, 0])), want[0, 0])
+    r32 = _round_trip_jit["nested"](jnp.asarray(want, dtype=jnp.float32))  # idempotent, float32 kept
+    assert r32.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(r32), want, rtol=0, atol=1e-6)
+    # eager jax.numpy path, batch shape (2, 3)
+    arrays, active = NESTED.decode_arrays(jnp.asarray(U)), NESTED.active_arrays(jnp.asarray(U))
+    assert all(a.shape == (2, 3) for a in (*arrays.values(), *active.values()))
+    flat_arrays = {k: np.asarray(v).reshape(-1) for k, v in arrays.items()}
+    flat_active = {k: np.asarray(v).reshape(-1) for k, v in active.items()}
+    assert_arrays_match(NESTED, flat_arrays, flat_active, NESTED.decode_many(flat))
+    # always-active parameters are all True; "model" is the index of a str choice
+    assert np.all(flat_active["model"]) and np.all(flat_active["weight"])
+    assert arrays["model"].dtype == jnp.int32
+
+
+def test_a_jitted_objective_on_a_conditional_space():
+    """fn(config, active): branches picked with jnp.where; the inactive values are decoded too."""
+    def fn(config, active):
+        lr = jnp.where(active["lr"], jnp.log10(config["lr"]), 0.0)
+        trees = jnp.where(active["depth"], config["depth"] * jnp.where(config["criterion"] == 0, 1.0, -1.0), 0.0)
+        return lr + trees + config["weight"]
+
+    def reference(c):
+        lr = np.log10(c["lr"]) if "lr" in c else 0.0
+        trees = c["depth"] * (1.0 if c["criterion"] == "gini" else -1.0) if "depth" in c else 0.0
+        return lr + trees + c["weight"]
+
+    U = np.random.default_rng(2).random((16, NESTED.dim))
+    objective = jax.jit(jax.vmap(lambda u: fn(NESTED.decode_arrays(u), NESTED.active_arrays(u))))
+    np.testing.assert_allclose(np.asarray(objective(jnp.asarray(U))),
+                               [reference(c) for c in NESTED.decode_many(U)], rtol=1e-12)
+
+
 def test_fill_values():
     config = {"n_layers": 1, "units_1": 4, "lr": 1e-3}
     u = MLP.encode(config, fill=0.0)

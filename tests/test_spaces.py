@@ -1,8 +1,10 @@
-"""Tests for jbo.spaces: encodings, validation, serialisation, sampling."""
+"""Tests for jbo.spaces: encodings, validation, serialisation, sampling, traceable (JAX) paths."""
 
 import json
 import math
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -411,3 +413,137 @@ def test_sample_with_jax_key():
     assert a != SPACE.sample(jax.random.key(1), 4)
     for c in a:
         assert_valid(SPACE, c)
+
+
+# --------------------------------------------------------------------------- traceable (jax.numpy) paths
+
+# every parameter type: Real, log Real, Integer, log Integer, Categorical (str, bool, mixed, a single
+# choice) and numeric categoricals, which decode_arrays decodes to their value
+ARRAY_SPACE = Space({**SPACE.params, "num": Categorical([1, 2.5, -3]), "bits": Categorical([0, 1]),
+                     "big": Integer(-1000, 10**6, log=False), "wide": Integer(3, 10**6, log=True)})
+N_ROWS = 4  # fixed batch size: one compilation per jitted function
+_round_trip_jit = jax.jit(ARRAY_SPACE.round_trip)
+_decode_arrays_jit = jax.jit(ARRAY_SPACE.decode_arrays)
+_active_arrays_jit = jax.jit(ARRAY_SPACE.active_arrays)
+
+
+def jax_points(dim, lo=-0.2, hi=1.2):
+    # no subnormals: XLA on CPU flushes them to zero, so a one-hot block (0, 1e-311) is a tie for
+    # jnp.argmax but not for np.argmax (documented in Space.relevance)
+    floats = st.floats(lo, hi, allow_subnormal=False, **finite)
+    return st.lists(floats, min_size=dim, max_size=dim).map(np.array)
+
+
+def batches(dim):
+    return st.lists(jax_points(dim), min_size=N_ROWS, max_size=N_ROWS).map(np.stack)
+
+
+def assert_round_trips_agree(space: Space, got, want: np.ndarray):
+    """JAX round trip == NumPy round trip: the same configurations; one-hot blocks exactly, Real and
+    Integer columns up to round-off (decoding and re-encoding a Real; for an Integer's bin centre,
+    XLA's log differs from NumPy's by an ulp and jit turns a division by a constant into a product)."""
+    got = np.asarray(got)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    rounded = np.zeros(space.dim, bool)
+    for name, p in space.params.items():
+        rounded[space.columns[name]] = not isinstance(p, Categorical)
+    np.testing.assert_array_equal(got[..., ~rounded], want[..., ~rounded])
+    np.testing.assert_allclose(got[..., rounded], want[..., rounded], rtol=0, atol=1e-12)
+    flat = lambda A: A.reshape(-1, space.dim)
+    for a, b in zip(space.decode_many(flat(got)), space.decode_many(flat(want)), strict=True):
+        same_config(a, b)
+
+
+def assert_arrays_match(space: Space, arrays: dict, active: dict, configs: list[dict]):
+    """decode_arrays / active_arrays agree with decode_many (values of the active parameters)."""
+    assert sorted(arrays) == sorted(active) == sorted(space.names)  # jit returns dicts key-sorted
+    for name, p in space.params.items():
+        a, act = np.asarray(arrays[name]), np.asarray(active[name])
+        assert a.shape == act.shape == (len(configs),) and act.dtype == bool
+        numeric = isinstance(p, Categorical) and all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in p.choices)
+        assert a.dtype == (np.int32 if isinstance(p, Categorical) and not numeric else np.float64)
+        for i, config in enumerate(configs):
+            assert act[i] == (name in config)
+            if name not in config:
+                continue
+            if isinstance(p, Real):
+                assert p.low <= a[i] <= p.high
+                assert a[i] == pytest.approx(config[name], rel=1e-12, abs=1e-300)
+            elif isinstance(p, Categorical) and not numeric:
+                assert a[i] == p.index(config[name])
+            else:  # Integer value or numeric choice, as a float
+                assert a[i] == config[name]
+
+
+@SETTINGS
+@given(batches(ARRAY_SPACE.dim))
+def test_round_trip_jax_equals_numpy(U):
+    want = ARRAY_SPACE.round_trip(U)
+    got = ARRAY_SPACE.round_trip(jnp.asarray(U))
+    assert isinstance(got, jax.Array) and got.dtype == jnp.float64
+    assert_round_trips_agree(ARRAY_SPACE, got, want)
+    assert_round_trips_agree(ARRAY_SPACE, _round_trip_jit(jnp.asarray(U)), want)
+
+
+@SETTINGS
+@given(st.integers(-10**6, 10**6), st.integers(1, 10**6), st.booleans(), batches(4))
+def test_round_trip_and_decode_arrays_jax_any_integer_bounds(low, width, log, U):
+    if log:
+        low = abs(low) + 1
+    space = Space({"n": Integer(low, low + width, log=log), "x": Real(0.5, 2.0, log=True),
+                   "c": Categorical([0.5, 7])})
+    assert_round_trips_agree(space, space.round_trip(jnp.asarray(U)), space.round_trip(U))
+    assert_arrays_match(space, space.decode_arrays(jnp.asarray(U)), space.active_arrays(jnp.asarray(U)),
+                        space.decode_many(U))
+
+
+def test_round_trip_jax_under_jit_vmap_and_batch_shapes():
+    U = np.random.default_rng(0).uniform(-0.1, 1.1, (2, 3, ARRAY_SPACE.dim))
+    want = ARRAY_SPACE.round_trip(U.reshape(-1, ARRAY_SPACE.dim)).reshape(U.shape)
+    assert_round_trips_agree(ARRAY_SPACE, jax.jit(ARRAY_SPACE.round_trip)(jnp.asarray(U)), want)
+    assert_round_trips_agree(ARRAY_SPACE, jax.jit(jax.vmap(jax.vmap(ARRAY_SPACE.round_trip)))(jnp.asarray(U)), want)
+    assert_round_trips_agree(ARRAY_SPACE, ARRAY_SPACE.round_trip(jnp.asarray(U[0, 0])), want[0, 0])
+    # idempotent, and float32 stays float32 (bin centres are far from the bin edges)
+    r32 = _round_trip_jit(jnp.asarray(want[0], dtype=jnp.float32))
+    assert r32.dtype == jnp.float32
+    np.testing.assert_allclose(np.asarray(r32), want[0], rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match=rf"round_trip expects points of shape \(\.\.\., {ARRAY_SPACE.dim}\)"):
+        ARRAY_SPACE.round_trip(jnp.zeros((2, 3)))
+
+
+@SETTINGS
+@given(batches(ARRAY_SPACE.dim))
+def test_decode_arrays_agree_with_decode_many(U):
+    configs = ARRAY_SPACE.decode_many(U)
+    assert_arrays_match(ARRAY_SPACE, ARRAY_SPACE.decode_arrays(U), ARRAY_SPACE.active_arrays(U), configs)
+    jU = jnp.asarray(U)
+    arrays, active = ARRAY_SPACE.decode_arrays(jU), ARRAY_SPACE.active_arrays(jU)
+    assert list(arrays) == list(active) == list(ARRAY_SPACE.names)  # definition order
+    assert all(isinstance(a, jax.Array) for a in (*arrays.values(), *active.values()))
+    assert_arrays_match(ARRAY_SPACE, arrays, active, configs)
+    assert_arrays_match(ARRAY_SPACE, _decode_arrays_jit(jU), _active_arrays_jit(jU), configs)
+
+
+def test_decode_arrays_feed_a_jitted_objective():
+    """A researcher's objective ``fn(config)`` sees JAX scalars (vmap) or batches (plain jit)."""
+    def fn(config):
+        penalty = jnp.where(config["opt"] == 1, 1.0, 0.0)  # "sgd": index 1 of the choices
+        return config["x"] ** 2 + jnp.log10(config["lr"]) + config["k"] * config["num"] + penalty
+
+    U = np.random.default_rng(1).random((N_ROWS, ARRAY_SPACE.dim))
+    want = [c["x"] ** 2 + math.log10(c["lr"]) + c["k"] * c["num"] + (c["opt"] == "sgd")
+            for c in ARRAY_SPACE.decode_many(U)]
+    one = jax.jit(jax.vmap(lambda u: fn(ARRAY_SPACE.decode_arrays(u))))(jnp.asarray(U))
+    batch = jax.jit(lambda V: fn(ARRAY_SPACE.decode_arrays(V)))(jnp.asarray(U))
+    np.testing.assert_allclose(np.asarray(one), want, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(batch), want, rtol=1e-12)
+    scalars = ARRAY_SPACE.decode_arrays(jnp.asarray(U[0]))
+    assert all(v.shape == () for v in scalars.values())
+    assert all(bool(a) for a in ARRAY_SPACE.active_arrays(jnp.asarray(U[0])).values())
+    # float32 points decode to float32 values (the index of a non-numeric choice stays int32)
+    d32 = ARRAY_SPACE.decode_arrays(jnp.asarray(U, dtype=jnp.float32))
+    assert d32["x"].dtype == d32["k"].dtype == d32["num"].dtype == jnp.float32
+    assert d32["opt"].dtype == jnp.int32
+    with pytest.raises(ValueError, match=r"decode_arrays expects points of shape"):
+        ARRAY_SPACE.decode_arrays(jnp.zeros(3))

@@ -1,534 +1,54 @@
-"""Search spaces: encode configurations to the unit cube ``[0, 1]^D`` and decode them back.
-
-Every model in jbo works in the unit cube; user units (log scales, integers, categories)
-exist only at this edge. Encoding and decoding are plain NumPy (they run once per suggestion,
-outside jitted code); the functions models call on encoded points inside jitted code
-(``Space.relevance``, ``Space.leaf_index``, ``Space.tree_features``) also take JAX arrays and
-tracers, and import JAX only then.
-
-Parameter types
----------------
-``Real(low, high, log=False)``
-    One column. Affine map of ``[low, high]`` onto ``[0, 1]`` (affine in ``log x`` when
-    ``log=True``). Decoding clips ``u`` to ``[0, 1]`` and the value to ``[low, high]`` so that
-    round-off in ``exp``/``log`` can never leave the box.
-
-``Integer(low, high, log=False)``
-    One column, inclusive bounds. The unit interval is split into ``high - low + 1``
-    equal-width bins, one per integer: decoding takes the bin ``u`` falls in, encoding maps an
-    integer to the centre of its bin. Equal-width bins give every integer the same volume of
-    the cube, so uniform (or Sobol) sampling in the cube is uniform over the integers and the
-    acquisition optimiser sees no integer favoured by the encoding; mapping to the bin centre
-    (rather than, say, ``(v - low) / (high - low)``) keeps every integer as far as possible
-    from the decision boundaries, so ``decode(encode(v)) == v`` is robust to round-off, and the
-    bin centre is exactly what the model is shown (see ``Space.round_trip``).
-    With ``log=True`` the bins are of equal width in log space: integer ``v`` owns
-    ``[log(v - 1/2), log(v + 1/2)]`` of ``[log(low - 1/2), log(high + 1/2)]``, rescaled to
-    ``[0, 1]``, and encodes to the centre of that interval. Small integers then get more
-    volume than large ones, which is the point of a log scale.
-
-``Categorical(choices)``
-    ``k`` columns, a one-hot encoding. Mapping categories to a single ordinal column would
-    invent an order (and distances) between categories that have none, and a stationary
-    kernel would then believe ``"adam"`` is closer to ``"sgd"`` than to ``"rmsprop"`` because
-    of where they happen to be listed. With one-hot columns every pair of categories is
-    equally far apart. The acquisition optimiser works in the continuous relaxation
-    ``[0, 1]^k`` and decoding takes the argmax of the ``k`` columns (first one on ties);
-    ``Space.round_trip`` then replaces the relaxed point by the exact one-hot vector of the
-    category that was evaluated, so the model is trained on what was actually run.
+"""``Space``: named parameters encoded side by side in the unit cube ``[0, 1]^dim``.
 
 Composition
 -----------
 ``Space`` lays the parameters' columns side by side in definition order
 (``Space.columns`` maps each name to its slice). Every parameter class implements the same
 small protocol -- ``width``, ``check_value``, ``encode_values`` (vectorised), ``decode_values``
-(vectorised), ``to_dict`` -- and ``Space`` only composes them.
+(vectorised), ``to_dict``, and the traceable ``_round_trip_array`` and ``_decode_array`` --
+and ``Space`` only composes them.
 
-Conditional parameters
-----------------------
-Every parameter takes ``when={"parent": [allowed values], ...}``: it is *active* only when every
-listed parent is active and takes one of the allowed values. Parents must be ``Categorical`` or
-``Integer`` parameters of the same space; they are the *decision* parameters (the inner nodes of
-Jenatton et al. 2017, Fig. 1). A parent may itself be conditional, so the conditions form a tree
-(more generally a DAG). A *leaf* is one full assignment of the active decision parameters; it
-fixes the set of active parameters. The encoding stays one vector in ``[0, 1]^dim`` over all
-parameters, inactive columns holding a fill value (0.5, or uniform noise: the "irrelevant
-dimensions filled randomly" baseline of Swersky et al. 2014), and ``Space.relevance`` gives the
-0/1 mask delta of Swersky et al. Sec. 2 from the decision columns alone, traceable by JAX.
-``Space.tree`` gives the static structure of Jenatton's tree-structured GP (Sec. 2.1, 2.4).
-
-Errors
-------
-Every error in a definition or a configuration is a ``ValueError``; errors raised by
-``Space`` name the parameter (``"parameter 'lr': value 2.0 out of bounds [0.0, 1.0]"``).
-A parameter object does not know its own name, so ``Real(2, 1)`` itself raises
-``"low (2.0) must be < high (1.0)"``; ``Space.from_dict`` prefixes such errors with the name.
+``Space`` validates configurations, encodes and decodes them (NumPy), round-trips encoded points
+and decodes them to arrays (``decode_arrays``, ``active_arrays``: what jitted objectives receive),
+computes the relevance mask and the leaves of a conditional space (NumPy or JAX), builds the
+static tree structure of Jenatton et al. (:mod:`jbo.spaces.conditions`), draws Sobol and initial
+designs, and (de)serialises itself (``to_dict``/``from_dict``).
 """
 
 from __future__ import annotations
-
-import abc
 
 import difflib
 import json
 import math
 import numbers
 import warnings
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Real", "Integer", "Categorical", "Space", "PARAM_TYPES", "TreeNode", "TreeStructure"]
-
-# Integers above this magnitude are not all representable as float64, so decoding could not
-# return every integer of the range.
-_MAX_INT = 2**53
-
-
-def _is_real_number(x: Any) -> bool:
-    """True for python/numpy ints and floats; False for bool (a likely mistake) and the rest."""
-    return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
-
-
-def _fmt(x: Any) -> str:
-    return repr(x.item() if isinstance(x, np.generic) else x)
-
-
-def _check_flag(log: Any) -> bool:
-    if not isinstance(log, (bool, np.bool_)):
-        raise ValueError(f"log must be a bool, got {log!r}")
-    return bool(log)
-
-
-def _check_when(when: Any) -> tuple[tuple[str, tuple], ...]:
-    """``when={"parent": [values]}`` as a tuple of ``(parent, values)`` pairs.
-
-    Only the shape is checked here (a parameter does not know its siblings); ``Space`` checks
-    that parents exist, are discrete, form no cycle and that the values are in their domains.
-    """
-    if when is None:
-        return ()
-    if not isinstance(when, Mapping):
-        raise ValueError(
-            f"when must be a mapping parent name -> list of allowed values, got {when!r}"
-        )
-    out = []
-    for parent, values in when.items():
-        if not isinstance(parent, str) or not parent:
-            raise ValueError(f"when: parent names must be non-empty strings, got {parent!r}")
-        if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
-            raise ValueError(
-                f"when[{parent!r}] must be a list of allowed values, got {values!r}"
-            )
-        out.append((parent, tuple(_normalise_choice(v) for v in values)))
-    return tuple(out)
-
-
-def _when_dict(when: tuple) -> dict:
-    return {parent: list(values) for parent, values in when}
-
-
-class _Param(abc.ABC):
-    """Protocol shared by the parameter types (kept small so ``Space`` can compose them).
-
-    * ``width``: number of encoded columns.
-    * ``check_value(v)``: normalised python value, or ``ValueError`` (without the name).
-    * ``encode_values(values) -> (n, width)``: values already checked.
-    * ``decode_values(U (n, width)) -> list``: python values; ``U`` is clipped to ``[0, 1]``.
-    * ``to_dict()`` / ``_from_fields(d)``: JSON-able definition (``when`` included if set).
-    * ``when``: the condition ``((parent, allowed values), ...)``, ``()`` if unconditional.
-    """
-
-    type_name: str = ""
-    width: int = 1
-    # the condition, ``((parent, allowed values), ...)``; () for an unconditional parameter
-    __slots__ = ("when",)
-
-    @abc.abstractmethod
-    def check_value(self, value: Any) -> Any:
-        """See the class docstring."""
-
-    @abc.abstractmethod
-    def encode_values(self, values: Sequence[Any]) -> np.ndarray:
-        """See the class docstring."""
-
-    @abc.abstractmethod
-    def decode_values(self, U: np.ndarray) -> list:
-        """See the class docstring."""
-
-    @abc.abstractmethod
-    def to_dict(self) -> dict:
-        """See the class docstring."""
-
-    # single-value conveniences, defined through the vectorised maps so the two always agree
-    def encode(self, value: Any) -> np.ndarray:
-        """Encoding ``(width,)`` of one (already valid) value."""
-        return self.encode_values([self.check_value(value)])[0]
-
-    def decode(self, u: Any) -> Any:
-        """Value of one encoded slice ``(width,)``."""
-        u = np.asarray(u, dtype=np.float64).reshape(1, self.width)
-        return self.decode_values(u)[0]
-
-    def _with_when(self, when: Mapping | None) -> "_Param":
-        """A copy of this parameter under another condition."""
-        d = {k: v for k, v in self.to_dict().items() if k != "when"}
-        return type(self)._from_fields({**d, "when": when})
-
-    def _when_fields(self) -> dict:
-        return {"when": _when_dict(self.when)} if self.when else {}
-
-    def _when_repr(self) -> str:
-        return f", when={_when_dict(self.when)!r}" if self.when else ""
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"{type(self).__name__} is immutable")
-
-    def _set(self, **fields):
-        for k, v in fields.items():
-            object.__setattr__(self, k, v)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Param):
-            return NotImplemented
-        return json.dumps(self.to_dict()) == json.dumps(other.to_dict())
-
-    def __hash__(self) -> int:
-        return hash(json.dumps(self.to_dict()))
-
-
-class Real(_Param):
-    """A continuous parameter on ``[low, high]``; ``log=True`` encodes ``log x`` (needs ``low > 0``)."""
-
-    type_name = "real"
-    width = 1
-    __slots__ = ("low", "high", "log", "_a", "_b")
-
-    def __init__(self, low: float, high: float, log: bool = False, *, when: Mapping | None = None):
-        for label, v in (("low", low), ("high", high)):
-            if not _is_real_number(v):
-                raise ValueError(f"{label} must be a real number, got {v!r}")
-            if not math.isfinite(float(v)):
-                raise ValueError(f"{label} must be finite, got {_fmt(v)}")
-        low, high, log = float(low), float(high), _check_flag(log)
-        if not low < high:
-            raise ValueError(f"low ({low!r}) must be < high ({high!r})")
-        if log and low <= 0:
-            raise ValueError(f"log=True requires low > 0, got low={low!r}")
-        a, b = (math.log(low), math.log(high)) if log else (low, high)
-        self._set(low=low, high=high, log=log, _a=a, _b=b, when=_check_when(when))
-
-    def check_value(self, value: Any) -> float:
-        if not _is_real_number(value):
-            raise ValueError(f"expected a real number, got {value!r}")
-        v = float(value)
-        if not math.isfinite(v):
-            raise ValueError(f"value must be finite, got {v!r}")
-        if not self.low <= v <= self.high:
-            raise ValueError(f"value {v!r} out of bounds [{self.low!r}, {self.high!r}]")
-        return v
-
-    def encode_values(self, values: Sequence[Any]) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64).reshape(-1)
-        t = np.log(v) if self.log else v
-        return np.clip((t - self._a) / (self._b - self._a), 0.0, 1.0)[:, None]
-
-    def decode_values(self, U: np.ndarray) -> list:
-        u = np.clip(np.asarray(U, dtype=np.float64)[:, 0], 0.0, 1.0)
-        t = self._a + u * (self._b - self._a)
-        v = np.exp(t) if self.log else t
-        # the faces of the cube map exactly onto the bounds (no exp/log round-off there)
-        v = np.where(u <= 0.0, self.low, np.where(u >= 1.0, self.high, v))
-        return [float(x) for x in np.clip(v, self.low, self.high)]
-
-    def to_dict(self) -> dict:
-        return {"type": self.type_name, "low": self.low, "high": self.high, "log": self.log,
-                **self._when_fields()}
-
-    @classmethod
-    def _from_fields(cls, d: Mapping) -> "Real":
-        return cls(d["low"], d["high"], log=d.get("log", False), when=d.get("when"))
-
-    def __repr__(self) -> str:
-        return (f"Real({self.low!r}, {self.high!r}" + (", log=True" if self.log else "")
-                + self._when_repr() + ")")
-
-
-class Integer(_Param):
-    """An integer parameter on ``{low, ..., high}`` (inclusive), one equal-width bin per integer.
-
-    ``log=True`` makes the bins equal-width in log space (needs ``low >= 1``).
-    """
-
-    type_name = "integer"
-    width = 1
-    __slots__ = ("low", "high", "log", "_a", "_b")
-
-    def __init__(self, low: int, high: int, log: bool = False, *, when: Mapping | None = None):
-        bounds = []
-        for label, v in (("low", low), ("high", high)):
-            if not _is_real_number(v) or not math.isfinite(float(v)) or (
-                not isinstance(v, numbers.Integral) and not float(v).is_integer()
-            ):
-                raise ValueError(f"{label} must be an integer, got {v!r}")
-            iv = int(v)
-            if abs(iv) > _MAX_INT:
-                raise ValueError(f"{label} must be within +-2**53, got {iv}")
-            bounds.append(iv)
-        low, high = bounds
-        log = _check_flag(log)
-        if not low < high:
-            raise ValueError(f"low ({low}) must be < high ({high})")
-        if log and low < 1:
-            raise ValueError(f"log=True requires low >= 1, got low={low}")
-        # continuous range covered by the bins: [low - 1/2, high + 1/2] (in log space if log)
-        if log:
-            a, b = math.log(low - 0.5), math.log(high + 0.5)
-        else:
-            a, b = low - 0.5, high + 0.5
-        self._set(low=low, high=high, log=log, _a=a, _b=b, when=_check_when(when))
-
-    @property
-    def n_values(self) -> int:
-        return self.high - self.low + 1
-
-    def check_value(self, value: Any) -> int:
-        if not _is_real_number(value):
-            raise ValueError(f"expected an integer, got {value!r}")
-        if isinstance(value, numbers.Integral):
-            v = int(value)
-        else:
-            f = float(value)
-            if not math.isfinite(f):
-                raise ValueError(f"value must be finite, got {f!r}")
-            if not f.is_integer():
-                raise ValueError(f"expected an integer, got non-integer value {f!r}")
-            v = int(f)
-        if not self.low <= v <= self.high:
-            raise ValueError(f"value {v} out of bounds [{self.low}, {self.high}]")
-        return v
-
-    def encode_values(self, values: Sequence[Any]) -> np.ndarray:
-        v = np.asarray(values, dtype=np.float64).reshape(-1)
-        if self.log:  # centre of [log(v - 1/2), log(v + 1/2)]
-            centre = 0.5 * (np.log(v - 0.5) + np.log(v + 0.5))
-            u = (centre - self._a) / (self._b - self._a)
-        else:  # centre of bin v - low out of n equal bins
-            u = (v - self.low + 0.5) / self.n_values
-        return np.clip(u, 0.0, 1.0)[:, None]
-
-    def _bin_values(self, u, xp=np):
-        """Integer (as a float array) whose bin holds ``u`` ``(...)``; ``xp`` is numpy or jax.numpy.
-
-        The one definition of the bins: ``decode_values`` and the relevance mask of a space
-        (decision columns, :meth:`Space.relevance`) both call it, so they never disagree.
-        """
-        u = xp.clip(u, 0.0, 1.0)
-        if self.log:
-            t = xp.exp(self._a + u * (self._b - self._a))  # in [low - 1/2, high + 1/2]
-            v = xp.clip(xp.floor(t + 0.5), self.low, self.high)
-            # exp/log round-off may put v one bin off near an edge: compare u with the edges
-            # in the cube, where the bins are defined
-            edge = lambda w: (xp.log(w - 0.5) - self._a) / (self._b - self._a)
-            v = xp.where((u < edge(v)) & (v > self.low), v - 1, v)
-            v = xp.where((u >= edge(v + 1)) & (v < self.high), v + 1, v)
-        else:
-            v = self.low + xp.floor(u * self.n_values)
-        return xp.clip(v, self.low, self.high)
-
-    def decode_values(self, U: np.ndarray) -> list:
-        v = self._bin_values(np.asarray(U, dtype=np.float64)[:, 0])
-        return [int(x) for x in v]
-
-    # decision codes (conditions): the position of the value in the domain, 0 .. n_values - 1
-    def _code(self, value: Any) -> int:
-        return self.check_value(value) - self.low
-
-    def _codes(self, U, xp=np):
-        return self._bin_values(U[..., 0], xp) - self.low
-
-    def _value_of_code(self, code: int) -> int:
-        return self.low + int(code)
-
-    @property
-    def _n_codes(self) -> int:
-        return self.n_values
-
-    def to_dict(self) -> dict:
-        return {"type": self.type_name, "low": self.low, "high": self.high, "log": self.log,
-                **self._when_fields()}
-
-    @classmethod
-    def _from_fields(cls, d: Mapping) -> "Integer":
-        return cls(d["low"], d["high"], log=d.get("log", False), when=d.get("when"))
-
-    def __repr__(self) -> str:
-        return (f"Integer({self.low}, {self.high}" + (", log=True" if self.log else "")
-                + self._when_repr() + ")")
-
-
-def _choice_key(c: Any) -> tuple:
-    """Identity of a choice: ``True`` and ``1`` differ (JSON keeps them apart), ``1`` and ``1.0`` don't."""
-    if isinstance(c, bool):
-        return ("bool", c)
-    if isinstance(c, str):
-        return ("str", c)
-    return ("num", c)
-
-
-def _normalise_choice(c: Any) -> Any:
-    if isinstance(c, np.generic):
-        c = c.item()
-    return c
-
-
-class Categorical(_Param):
-    """An unordered choice among ``choices`` (str / int / float / bool), one-hot encoded."""
-
-    type_name = "categorical"
-    __slots__ = ("choices", "width", "_index")
-
-    def __init__(self, choices: Sequence, *, when: Mapping | None = None):
-        if isinstance(choices, (str, bytes)) or not isinstance(choices, (Sequence, np.ndarray)):
-            raise ValueError(
-                f"choices must be a sequence (list or tuple) of choices, got {choices!r}"
-            )
-        if len(choices) == 0:
-            raise ValueError("choices must hold at least one choice, got none")
-        norm, index = [], {}
-        for c in choices:
-            c = _normalise_choice(c)
-            if not isinstance(c, (str, int, float)):  # bool is an int
-                raise ValueError(
-                    f"choice {c!r} has type {type(c).__name__}; choices must be str, int, float or bool"
-                )
-            if isinstance(c, float) and not math.isfinite(c):
-                raise ValueError(f"choice {c!r} is not finite")
-            key = _choice_key(c)
-            if key in index:
-                raise ValueError(f"duplicate choice {c!r} in {list(choices)!r}")
-            index[key] = len(norm)
-            norm.append(c)
-        self._set(choices=tuple(norm), width=len(norm), _index=index, when=_check_when(when))
-
-    def check_value(self, value: Any) -> Any:
-        v = _normalise_choice(value)
-        try:
-            i = self._index.get(_choice_key(v))
-        except TypeError:  # unhashable
-            i = None
-        if i is None:
-            raise ValueError(f"{value!r} is not one of the choices {list(self.choices)!r}")
-        return self.choices[i]
-
-    def index(self, value: Any) -> int:
-        """Position of a (valid) choice."""
-        return self._index[_choice_key(self.check_value(value))]
-
-    def encode_values(self, values: Sequence[Any]) -> np.ndarray:
-        idx = np.array([self.index(v) for v in values], dtype=np.int64)
-        out = np.zeros((len(idx), self.width))
-        out[np.arange(len(idx)), idx] = 1.0
-        return out
-
-    def decode_values(self, U: np.ndarray) -> list:
-        return [self.choices[i] for i in self._codes(np.asarray(U, dtype=np.float64))]
-
-    # decision codes (conditions): the index of the choice, 0 .. k - 1
-    def _code(self, value: Any) -> int:
-        return self.index(value)
-
-    def _codes(self, U, xp=np):
-        """Argmax of the one-hot block ``(..., k) -> (...)`` (first on ties), as ``decode_values``."""
-        return xp.argmax(xp.clip(U, 0.0, 1.0), axis=-1)
-
-    def _value_of_code(self, code: int) -> Any:
-        return self.choices[int(code)]
-
-    @property
-    def _n_codes(self) -> int:
-        return self.width
-
-    def to_dict(self) -> dict:
-        return {"type": self.type_name, "choices": list(self.choices), **self._when_fields()}
-
-    @classmethod
-    def _from_fields(cls, d: Mapping) -> "Categorical":
-        return cls(d["choices"], when=d.get("when"))
-
-    def __repr__(self) -> str:
-        return f"Categorical({list(self.choices)!r}{self._when_repr()})"
-
-
-PARAM_TYPES: dict[str, type[_Param]] = {c.type_name: c for c in (Real, Integer, Categorical)}
-_TYPE_LIST = "Real, Integer, Categorical"
+from jbo.spaces.conditions import (
+    _MAX_LEAVES,
+    TreeNode,
+    TreeStructure,
+    _build_conditions,
+    _fmt_rule,
+)
+from jbo.spaces.parameters import (
+    _TYPE_LIST,
+    PARAM_TYPES,
+    Categorical,
+    Integer,
+    Real,
+    _is_real_number,
+    _Param,
+)
+
+__all__ = ["Space"]
 
 
 def _prefixed(name: str, err: Exception) -> ValueError:
     return ValueError(f"parameter {name!r}: {err}")
 
-
-# Leaves are enumerated eagerly by tree() and friends; a decision parameter with a huge domain
-# (an Integer 0..10**6 as a parent) would make that enumeration blow up.
-_MAX_LEAVES = 100_000
-
-
-class TreeNode(NamedTuple):
-    """An inner node ``v`` of the tree with its random linear function ``c_v^T r_v`` (Jenatton et al. 2017, Sec. 2.4).
-
-    Attributes:
-      leaves: the leaves ``p`` whose path contains ``v``: ``z_p`` includes ``r_v`` iff ``p in leaves``.
-      columns: encoded columns of the shared parameters attached to ``v`` (the varying part of
-        ``r_v``), possibly ``()``.
-      bias: ``True`` if ``r_v`` also holds a constant feature 1 (the scalar ``c_v`` of Sec. 2.1).
-    """
-
-    leaves: tuple[int, ...]
-    columns: tuple[int, ...]
-    bias: bool
-
-    @property
-    def width(self) -> int:
-        """``d_v``, the length of ``r_v``."""
-        return int(self.bias) + len(self.columns)
-
-
-class TreeStructure(NamedTuple):
-    """Static (hashable) structure of Jenatton et al.'s tree-structured GP; see :meth:`Space.tree`.
-
-    Attributes:
-      leaves: each leaf's decision assignment, as items sorted by name.
-      leaf_columns: encoded columns that leaf ``p``'s own GP ``g_p`` sees.
-      nodes: the inner nodes, in the order their features appear in :meth:`Space.tree_features`.
-    """
-
-    leaves: tuple[tuple[tuple[str, Any], ...], ...]
-    leaf_columns: tuple[tuple[int, ...], ...]
-    nodes: tuple[TreeNode, ...]
-
-    @property
-    def n_leaves(self) -> int:
-        return len(self.leaves)
-
-    @property
-    def feature_dim(self) -> int:
-        """``d = sum_v d_v``, the length of ``z_p`` and of ``c``."""
-        return sum(node.width for node in self.nodes)
-
-
-class _Conditions(NamedTuple):
-    """The static condition structure of a conditional space.
-
-    Attributes:
-      order: parameter names, parents before children (definition order where free).
-      rules: name -> ``((parent, allowed codes), ...)``; a code is the position of a value in
-        the parent's domain (choice index, or ``value - low`` for an Integer).
-      decisions: the parameters that are a parent of some parameter, in definition order.
-    """
-
-    order: tuple[str, ...]
-    rules: dict
-    decisions: tuple[str, ...]
 
 
 class Space:
@@ -757,13 +277,31 @@ class Space:
         return [{name: cols[name][i] for name in self._params if act[name] is None or act[name][i]}
                 for i in range(U.shape[0])]
 
-    def round_trip(self, U: Any) -> np.ndarray:
+    def round_trip(self, U: Any):
         """``encode(decode(u))`` row-wise: the canonical encoding of what ``u`` decodes to.
 
         Integers snap to their bin centre and categoricals to an exact one-hot vector, so the
         model is fed the configuration that was actually evaluated. The columns of inactive
-        parameters are kept as given. Accepts ``(n, dim)`` or ``(dim,)`` and returns the same shape.
+        parameters are kept as given.
+
+        Args:
+          U: a NumPy array (or anything ``np.asarray`` takes) of shape ``(n, dim)`` or ``(dim,)``:
+            NumPy path, decoding to Python values and re-encoding them (float64; ``ValueError``
+            on NaN or inf). Or a JAX array / tracer of shape ``(..., dim)``: ``jax.numpy`` path,
+            usable inside ``jit``/``vmap``/``lax.scan`` (no finiteness check), in the dtype of
+            ``U``: Real columns are clipped to ``[0, 1]``, Integer columns snap to their bin
+            centre and Categorical blocks to the one-hot vector of their argmax (first on ties).
+            It decodes to the same configurations as the NumPy path and agrees with it exactly on
+            the one-hot blocks; Real and Integer columns agree up to round-off (an ulp or so:
+            the NumPy path decodes and re-encodes Reals, XLA's ``log`` differs from NumPy's, and
+            ``jit`` may turn a division by a constant into a product). As for :meth:`relevance`,
+            XLA on CPU flushes subnormal inputs to zero.
+        Returns:
+          an array of the shape of ``U`` (NumPy on the NumPy path, JAX on the JAX path).
         """
+        xp = _namespace(U)
+        if xp is not np:
+            return self._round_trip_array(U, xp)
         arr = np.asarray(U, dtype=np.float64)
         one = arr.ndim == 1
         M = self._as_matrix(arr[None, :] if one else arr, "round_trip")
@@ -771,6 +309,70 @@ class Space:
         if self._cond is not None:
             out = np.where(self.relevance(M) > 0, out, M)
         return out[0] if one else out
+
+    def _round_trip_array(self, U, xp):
+        """The array path of :meth:`round_trip` (``xp`` is numpy or jax.numpy), ``(..., dim)``."""
+        U = _as_points(U, xp, self._dim, "round_trip")
+        U = U.astype(_float_dtype(U, xp))
+        out = xp.concatenate(
+            [p._round_trip_array(U[..., self._columns[name]], xp) for name, p in self._params.items()],
+            axis=-1,
+        )
+        if self._cond is not None:
+            out = xp.where(self.relevance(U) > 0, out, U)
+        return out
+
+    # ------------------------------------------------------------------ traceable arrays
+    def decode_arrays(self, U: Any) -> dict:
+        """Values in user units of every parameter (active or not) at points ``U``, as arrays.
+
+        This is what a jitted objective receives: encoded points are decoded with
+        ``decode_arrays`` inside ``jit``/``vmap``/``lax.scan``, so a researcher writes
+        ``fn(config)`` where ``config[name]`` is a JAX scalar (an array of shape ``(...)`` for a
+        batch of points), and combines the branches of a conditional space with ``jnp.where``
+        on :meth:`active_arrays`.
+
+        Args:
+          U: ``(..., dim)`` points of the cube: a JAX array / tracer (``jax.numpy`` path,
+            traceable) or a NumPy array (NumPy path, float64). Clipped to ``[0, 1]`` as
+            :meth:`decode` does.
+        Returns:
+          ``{name: (...) array}`` in definition order, decoded as :meth:`decode_many` decodes:
+
+          * ``Real``: the value, a float array (log scale handled; within ``[low, high]``);
+          * ``Integer``: the integer value as a float array of ``U``'s (float) dtype;
+          * ``Categorical``: if every choice is a real number (int or float, not bool), the
+            chosen value as a float array of ``U``'s dtype; otherwise the index of the choice
+            in ``choices``, an int32 array.
+
+          Inactive parameters of a conditional space are decoded too, from whatever their
+          columns hold (a fill value): their values are meaningless, see :meth:`active_arrays`.
+        """
+        xp = _namespace(U)
+        U = _as_points(U, xp, self._dim, "decode_arrays")
+        U = U.astype(_float_dtype(U, xp))
+        return {name: p._decode_array(U[..., self._columns[name]], xp) for name, p in self._params.items()}
+
+    def active_arrays(self, U: Any) -> dict:
+        """Whether each parameter is active at points ``U``, as boolean arrays (traceable).
+
+        The per-parameter form of :meth:`relevance`; with :meth:`decode_arrays` it is what a
+        jitted objective over a conditional space receives.
+
+        Args:
+          U: ``(..., dim)`` points of the cube, NumPy or JAX (array or tracer).
+        Returns:
+          ``{name: (...) bool array}`` in definition order; all ``True`` for the parameters that
+          are always active (every parameter of an unconditional space).
+        """
+        xp = _namespace(U)
+        U = _as_points(U, xp, self._dim, "active_arrays")
+        U = U.astype(_float_dtype(U, xp))
+        ones = xp.ones(U.shape[:-1], dtype=bool)
+        if self._cond is None:
+            return {name: ones for name in self._params}
+        act, _ = self._activity(U, xp)
+        return {name: ones if act[name] is None else act[name] for name in self._params}
 
     # ------------------------------------------------------------------ relevance
     def _activity(self, U, xp):
@@ -1142,78 +744,6 @@ class Space:
     def __hash__(self) -> int:
         return hash(_canonical(self))
 
-
-def _fmt_rule(when: tuple) -> str:
-    return " and ".join(f"{parent} in {list(values)!r}" for parent, values in when)
-
-
-def _build_conditions(params: dict[str, _Param]) -> tuple[dict[str, _Param], _Conditions]:
-    """Check the conditions of a space and normalise them (``ValueError`` naming the parameter).
-
-    Returns the parameters with canonical conditions (parents in definition order, allowed values
-    normalised, deduplicated, in domain order) and the static structure.
-    """
-    names = list(params)
-    position = {n: i for i, n in enumerate(names)}
-    rules: dict[str, tuple] = {}
-    normalised: dict[str, _Param] = {}
-    for name, p in params.items():
-        entries = []
-        for parent, values in p.when:
-            if parent not in params:
-                close = difflib.get_close_matches(parent, names, n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else f"; valid parameters: {names}"
-                raise ValueError(f"parameter {name!r}: condition on unknown parameter {parent!r}{hint}")
-            q = params[parent]
-            if not isinstance(q, (Categorical, Integer)):
-                raise ValueError(
-                    f"parameter {name!r}: condition on {parent!r}, a {type(q).__name__}; a parent must "
-                    f"be a Categorical or Integer (decision) parameter"
-                )
-            if len(values) == 0:
-                raise ValueError(f"parameter {name!r}: when[{parent!r}] lists no allowed value")
-            codes = set()
-            for v in values:
-                try:
-                    codes.add(q._code(v))
-                except ValueError as e:
-                    raise ValueError(f"parameter {name!r}: when[{parent!r}]: {e}") from None
-            entries.append((parent, tuple(sorted(codes))))
-        entries.sort(key=lambda e: position[e[0]])
-        rules[name] = tuple(entries)
-        normalised[name] = p._with_when(
-            {parent: [params[parent]._value_of_code(c) for c in codes] for parent, codes in entries}
-        ) if entries else p
-    order = _topological_order(names, rules)
-    parents = {parent for entries in rules.values() for parent, _ in entries}
-    decisions = tuple(n for n in names if n in parents)
-    return normalised, _Conditions(order, rules, decisions)
-
-
-def _topological_order(names: list[str], rules: dict) -> tuple[str, ...]:
-    """Parents before children, definition order where free; ``ValueError`` naming a cycle."""
-    placed: set = set()
-    order: list[str] = []
-    remaining = list(names)
-    while remaining:
-        ready = next((n for n in remaining if all(parent in placed for parent, _ in rules[n])), None)
-        if ready is None:
-            # every remaining parameter waits on another remaining one: follow parents to a cycle
-            path = [remaining[0]]
-            while True:
-                nxt = next(parent for parent, _ in rules[path[-1]] if parent not in placed)
-                if nxt in path:
-                    cycle = path[path.index(nxt):] + [nxt]
-                    break
-                path.append(nxt)
-            chain = " -> ".join(repr(n) for n in cycle)
-            raise ValueError(
-                f"parameter {cycle[0]!r}: conditions form a cycle ({chain}, each conditioned on the next)"
-            )
-        order.append(ready)
-        placed.add(ready)
-        remaining.remove(ready)
-    return tuple(order)
 
 
 def _fill_values(fill: Any, shape: tuple) -> np.ndarray:
