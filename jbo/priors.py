@@ -116,3 +116,54 @@ def sample(name: str, d: dist.Distribution, shape: tuple[int, ...] = ()):
     if shape:
         d = d.expand(shape).to_event(len(shape))
     return numpyro.sample(name, d)
+
+
+# ----------------------------------------------------------------------------------------------
+# BOCK's cylindrical kernel (Oh, Gavves & Welling 2018), jbo.cylindrical.Cylindrical
+# ----------------------------------------------------------------------------------------------
+def angular_weight_prior(scale: float = 2.0) -> dist.Distribution:
+    r"""Log-normal on each weight ``c_p`` of BOCK's angular kernel :math:`\sum_p c_p (a_1^\top a_2)^p`.
+
+    The paper (eq. 7) only asks ``c_p ≥ 0``. The authors' code (HyperSphere, ``SphereRadialKernel``)
+    samples ``log c_p`` under ``N(0, 2²)`` and uses the normalised weights ``c_p / Σ c``, so that the
+    angular kernel is a correlation (``K_a(1) = 1``) and the radius kernel's amplitude alone sets the
+    prior variance; :class:`jbo.cylindrical.Cylindrical` normalises the same way. On the simplex the
+    normalised weights are logistic-normal: most prior mass on one or two dominant powers.
+
+    Args:
+      scale: standard deviation of ``log c_p``.
+    """
+    return dist.LogNormal(0.0, scale)
+
+
+def radius_lengthscale_prior(dim: int, log_lower: float = -12.0) -> dist.Distribution:
+    r"""Log-uniform prior on the lengthscale of BOCK's radius kernel, on the radius scaled to ``[0, 1]``.
+
+    The authors' code puts a flat prior on ``log ℓ²`` over ``[-12, log 2R]`` (``Matern52(ndim=1,
+    max_ls=2 * search_radius)``; its Matérn divides squared distances by ``exp(log_ls)``, i.e. by
+    ``ℓ²``), for a radius that lives on ``[0, R]``, ``R = √d``. jbo's radius kernel sees the radius
+    divided by ``R`` (``[0, 1]``), so the same prior is log-uniform on
+    ``ℓ ∈ [e^{-6} / R, sqrt(2 / R)]``. The upper end shrinks as ``d^{-1/4}``: a long-range radius
+    correlation between the centre and the boundary is allowed in low dimension only.
+
+    Args:
+      dim: input dimension ``d``.
+      log_lower: lower end of ``log ℓ²`` on the authors' ``[0, R]`` scale.
+    """
+    radius = math.sqrt(max(dim, 1))
+    return dist.LogUniform(math.exp(0.5 * log_lower) / radius, math.sqrt(2.0 / radius))
+
+
+def radius_warp_prior(low: float, high: float) -> dist.Distribution:
+    r"""Log-uniform prior on a shape parameter of BOCK's Kumaraswamy radius warp (eq. 8).
+
+    The paper wants the warp "concave and non-decreasing" so that the kernel focuses on small radii.
+    The Kumaraswamy CDF :math:`1 - (1 - t^\alpha)^\beta` is concave on ``[0, 1]`` when ``α ≤ 1`` and
+    ``β ≥ 1``, and the authors' code bounds ``α ∈ [1/2, 1]`` and ``β ∈ [1, 2]``, with a prior on
+    ``log α`` (``log β``) that is half a narrow spike (``N(0, 0.01²)``) at the identity warp and half
+    uniform on the bounded range. jbo keeps the uniform part, i.e. log-uniform on ``[low, high]``
+    (use ``(0.5, 1)`` for ``α`` and ``(1, 2)`` for ``β``), and drops the spike: a point mass is
+    hostile to gradient-based samplers and MAP, and the identity warp is BOCK-W
+    (``Cylindrical(warp=False)``), the limit ``α = β = 1`` of this range.
+    """
+    return dist.LogUniform(low, high)

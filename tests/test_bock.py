@@ -1,0 +1,480 @@
+"""Tests of BOCK (Oh, Gavves & Welling 2018): the cylindrical transform, the cylindrical kernel and
+its centre rule, and the exact GP over it (BOCK, BOCK-W, BOCK+B), against NumPy/SciPy computations
+written from the paper's formulas."""
+
+import functools
+import math
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import numpyro
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jax.flatten_util import ravel_pytree
+from scipy.stats import multivariate_normal
+
+from jbo import cylindrical
+from jbo.cylindrical import Cylindrical, bock_surrogate, from_cylinder, to_cylinder
+from jbo.data import Data
+from jbo.models import gp as gp_module
+
+NOISE_FLOOR = 1e-6  # bock_surrogate's
+
+
+# --------------------------------------------------------------------------------------------
+# an independent NumPy version of the kernel (eqs. 5-8, the centre rule of §3.3)
+# --------------------------------------------------------------------------------------------
+def np_features(p, u, warp=True):
+    x = 2.0 * np.asarray(u, float) - 1.0
+    r = np.linalg.norm(x, axis=-1)
+    a = np.zeros_like(x)
+    a[r > 0] = x[r > 0] / r[r > 0, None]
+    t = r / math.sqrt(x.shape[-1])
+    if warp:
+        t = np.clip(t, 1e-6, 1 - 1e-6)
+        t = 1.0 - (1.0 - t ** float(p["warp_a"])) ** float(p["warp_b"])
+    return t, a, r == 0
+
+
+def np_radius(p, w1, w2):
+    s = math.sqrt(5.0) * np.abs(w1 - w2) / float(p["lengthscale"])
+    return float(p["amplitude"]) * (1.0 + s + s**2 / 3.0) * np.exp(-s)
+
+
+def np_angular(p, t):
+    c = np.asarray(p["angular"], float)
+    return sum(c[k] * np.clip(t, -1, 1) ** k for k in range(len(c))) / c.sum()
+
+
+def np_gram(p, u1, u2, warp=True, direction=None):
+    """K[i, j]; origin points take ``direction`` if given (the paper's rule for a test point in that
+    direction), else the direction of the other point (the pairwise rule)."""
+    w1, a1, c1 = np_features(p, u1, warp)
+    w2, a2, c2 = np_features(p, u2, warp)
+    if direction is not None:
+        a1[c1], a2[c2] = direction, direction
+        cos = a1 @ a2.T
+    else:
+        cos = np.where(c1[:, None] | c2[None, :], 1.0, a1 @ a2.T)
+    return np_radius(p, w1[:, None], w2[None, :]) * np_angular(p, cos)
+
+
+def np_direction(u):
+    x = 2.0 * np.asarray(u, float) - 1.0
+    return x / np.linalg.norm(x)
+
+
+def np_posterior(p, x, y, xs, warp=True, direction=None, extra=None):
+    """Dense GP posterior mean and variance at one test point ``xs`` ``(D,)`` (origin points in the
+    data along ``direction``); ``extra`` ``(k, D)``: value-less observations, in the variance only."""
+    noise = float(p["noise"]) + NOISE_FLOOR
+    kp = p["kernel"]
+    K = np_gram(kp, x, x, warp, direction) + noise * np.eye(len(x))
+    k = np_gram(kp, x, xs[None], warp, direction)[:, 0]
+    mean = float(p["mean"]) + k @ np.linalg.solve(K, y - float(p["mean"]))
+    if extra is not None:
+        x = np.vstack([x, extra])
+        K = np_gram(kp, x, x, warp, direction) + noise * np.eye(len(x))
+        k = np_gram(kp, x, xs[None], warp, direction)[:, 0]
+    return mean, float(kp["amplitude"]) - k @ np.linalg.solve(K, k)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+def draw_params(seed, dim, warp=True, degree=3):
+    """Kernel params drawn from the priors of ``sample_params``."""
+    with numpyro.handlers.seed(rng_seed=seed):
+        return Cylindrical(degree, warp).sample_params(dim)
+
+
+def gp_params(seed, dim, warp=True, noise=0.01, mean=0.1, lengthscale=None):
+    kp = draw_params(seed, dim, warp)
+    if lengthscale is not None:
+        kp["lengthscale"] = jnp.asarray(lengthscale)
+    return {"kernel": kp, "noise": jnp.asarray(noise), "mean": jnp.asarray(mean)}
+
+
+def points(rng, n, dim, origin=0, corners=0):
+    """``n`` random unit-cube points: ``origin`` copies of the centre, then ``corners`` cube corners
+    (on BOCK's boundary sphere), then uniform ones."""
+    u = rng.uniform(size=(n, dim))
+    u[:origin] = 0.5
+    u[origin:origin + corners] = rng.integers(0, 2, size=(corners, dim))
+    return u
+
+
+def padded(x, y, extra=3):
+    n, d = x.shape
+    xp = np.vstack([x, np.full((extra, d), 0.5)])  # pad_data's padding: the centre
+    return Data(jnp.asarray(xp), jnp.asarray(np.r_[y, np.zeros(extra)]), jnp.asarray(np.arange(n + extra) < n))
+
+
+@functools.lru_cache(maxsize=None)
+def jitted(warp=True, boundary=False):
+    """The surrogate's functions, jitted once per configuration (and per shape)."""
+    s = bock_surrogate(warp=warp, boundary=boundary)
+    return types.SimpleNamespace(
+        condition=jax.jit(s.condition), predict=jax.jit(s.predict), predict_joint=jax.jit(s.predict_joint),
+        log_likelihood=jax.jit(s.log_likelihood), fantasize=jax.jit(s.fantasize),
+        grad=jax.jit(jax.grad(s.log_likelihood)))
+
+
+@functools.lru_cache(maxsize=None)
+def gram_of(warp=True):
+    return jax.jit(Cylindrical(warp=warp).gram)
+
+
+def random_rotation(rng, dim):
+    q, r = np.linalg.qr(rng.normal(size=(dim, dim)))
+    return q * np.sign(np.diag(r))
+
+
+# --------------------------------------------------------------------------------------------
+# the transform
+# --------------------------------------------------------------------------------------------
+DIM, N = 5, 10  # the GP tests share shapes: one compilation per function
+
+
+# --------------------------------------------------------------------------------------------
+# the transform
+# --------------------------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 8), st.integers(0, 2**31 - 1), st.floats(1e-3, 1.0))
+def test_cylinder_round_trip(dim, seed, scale):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, size=(5, dim)) * scale
+    r, a = to_cylinder(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(r), np.linalg.norm(x, axis=-1), rtol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(np.asarray(a), axis=-1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(from_cylinder(r, a)), x, rtol=1e-12, atol=1e-15)
+    # T(T^-1(r, a)) = (r, a) for r > 0 and unit a
+    r2, a2 = to_cylinder(from_cylinder(r, a))
+    np.testing.assert_allclose(np.asarray(r2), np.asarray(r), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(a2), np.asarray(a), rtol=1e-12, atol=1e-15)
+    u = cylindrical.ball_to_cube(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(cylindrical.cube_to_ball(u)), x, atol=1e-15)
+
+
+def test_cylinder_origin_is_finite():
+    zero = jnp.zeros(3)
+    r, a = to_cylinder(zero)
+    assert float(r) == 0.0 and np.all(np.asarray(a) == 0.0)
+    np.testing.assert_array_equal(np.asarray(from_cylinder(r, a)), np.zeros(3))
+    jac = jax.jacobian(lambda x: jnp.concatenate([to_cylinder(x)[0][None], to_cylinder(x)[1]]))(zero)
+    assert np.all(np.isfinite(np.asarray(jac)))
+    # the unit cube's centre is the origin, its corners lie on the sphere of radius sqrt(d)
+    assert np.all(np.asarray(cylindrical.cube_to_ball(jnp.full(4, 0.5))) == 0.0)
+    np.testing.assert_allclose(float(to_cylinder(cylindrical.cube_to_ball(jnp.ones(9)))[0]), 3.0)
+
+
+# --------------------------------------------------------------------------------------------
+# the kernel
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("warp", [True, False])
+def test_gram_agrees_with_call_and_numpy(warp):
+    rng = np.random.default_rng(0)
+    k = Cylindrical(warp=warp)
+    p = draw_params(1, DIM, warp)
+    p["lengthscale"] = jnp.asarray(0.3)
+    x1 = jnp.asarray(points(rng, 7, DIM, origin=1, corners=2))
+    x2 = jnp.asarray(points(rng, 4, DIM, origin=1, corners=1))
+    gram = np.asarray(gram_of(warp)(p, x1, x2))
+    pairwise = np.asarray(jax.jit(jax.vmap(jax.vmap(k, (None, None, 0)), (None, 0, None)))(p, x1, x2))
+    np.testing.assert_allclose(gram, pairwise, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gram, np_gram(p, x1, x2, warp), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(np.asarray(k.diag(p, x1)), np.diag(np.asarray(gram_of(warp)(p, x1, x1))), rtol=1e-12)
+
+
+def test_psd_on_random_sets():
+    """PSD, for prior draws of the params, on sets of cube points with corners (on the sphere of
+    radius sqrt(d)); with the origin, under the paper's rule (the origin along a test direction)."""
+    k = Cylindrical()
+    gram, centred = jax.jit(k.gram), jax.jit(k.gram_centred)
+    rng = np.random.default_rng(1)
+    for trial in range(24):
+        dim = [2, 3, 10, 40][trial % 4]
+        p = draw_params(100 + trial, dim)
+        amp = float(p["amplitude"])
+        u = jnp.asarray(points(rng, 16, dim, origin=0, corners=4))
+        assert np.linalg.eigvalsh(np.asarray(gram(p, u, u))).min() >= -1e-8 * amp
+        u = jnp.asarray(points(rng, 16, dim, origin=2, corners=4))
+        direction = jnp.asarray(np_direction(rng.uniform(size=dim)))
+        g = np.asarray(centred(p, u, u, direction))
+        np.testing.assert_allclose(g, np_gram(p, u, u, direction=np.asarray(direction)), rtol=1e-10, atol=1e-14)
+        assert np.linalg.eigvalsh(g).min() >= -1e-8 * amp
+
+
+def test_pairwise_centre_rule_is_not_psd_with_two_other_points():
+    """Why the GP does not use the pairwise rule for the observations' Gram matrix: with the origin
+    and two points near it in opposite directions the matrix [[s,s,s],[s,s,u],[s,u,s]] (s = K_a(1),
+    u = K_a(-1) < s, radius kernel ≈ 1) has determinant -s(s-u)^2 < 0."""
+    k = Cylindrical(warp=False)
+    p = {"amplitude": jnp.asarray(1.0), "lengthscale": jnp.asarray(1.0), "angular": jnp.asarray([1.0, 1.0, 0.0, 0.0])}
+    u = jnp.asarray([[0.5, 0.5], [0.501, 0.5], [0.499, 0.5]])
+    assert np.linalg.eigvalsh(np.asarray(k.gram(p, u, u))).min() < -0.1
+    direction = jnp.asarray([0.0, 1.0])
+    assert np.linalg.eigvalsh(np.asarray(k.gram_centred(p, u, u, direction))).min() > -1e-12
+
+
+def test_centre_rule():
+    """k(0, x) = K_r(0, r) K_a(1) for every direction of x (here: 20 rotations of x), k(0, 0) =
+    K_r(0, 0) K_a(1), in either argument order; no fixed direction enters."""
+    rng = np.random.default_rng(2)
+    k = Cylindrical()
+    p = draw_params(3, DIM)
+    centre = jnp.full((1, DIM), 0.5)
+    x = rng.normal(size=DIM)
+    x *= 0.7 / np.linalg.norm(x)  # radius 0.7 < 1: every rotation stays in [-1, 1]^d
+    u = jnp.asarray(0.5 * (np.stack([random_rotation(rng, DIM) @ x for _ in range(20)]) + 1.0))
+    values = np.asarray(gram_of()(p, centre, u))[0]
+    w0, _, _ = np_features(p, np.full((1, DIM), 0.5))
+    wx, _, _ = np_features(p, np.asarray(u[:1]))
+    np.testing.assert_allclose(values, np_radius(p, w0, wx)[0], rtol=1e-12)  # K_a(1) = 1: normalised
+    np.testing.assert_allclose(np.asarray(gram_of()(p, u, centre))[:, 0], values, rtol=1e-12)
+    np.testing.assert_allclose(float(k(p, centre[0], centre[0])), float(p["amplitude"]), rtol=1e-12)
+
+
+def test_bock_w_is_the_identity_warp():
+    rng = np.random.default_rng(4)
+    p = draw_params(5, DIM)
+    p.update(warp_a=jnp.asarray(1.0), warp_b=jnp.asarray(1.0))
+    plain = {key: value for key, value in p.items() if not key.startswith("warp")}
+    u = jnp.asarray(points(rng, 10, DIM, origin=1, corners=2))
+    np.testing.assert_allclose(np.asarray(gram_of(False)(plain, u, u)), np.asarray(gram_of(True)(p, u, u)),
+                               rtol=0, atol=1e-5 * float(p["amplitude"]))
+
+
+def test_number_of_params_does_not_depend_on_dimension():
+    for warp, expected in ((True, 8), (False, 6)):
+        sizes = {dim: ravel_pytree(draw_params(0, dim, warp))[0].size for dim in (5, 500)}
+        assert sizes == {5: expected, 500: expected}
+    s = bock_surrogate()
+    for dim in (5, 500):
+        data = Data(jnp.full((2, dim), 0.25), jnp.zeros(2), jnp.ones(2, bool))
+        with numpyro.handlers.seed(rng_seed=0):
+            assert ravel_pytree(s.prior(data))[0].size == 10  # + noise, mean
+
+
+# --------------------------------------------------------------------------------------------
+# the GP
+# --------------------------------------------------------------------------------------------
+def test_no_origin_is_the_exact_gp():
+    """Without observations at the origin BOCK is the exact GP over the kernel."""
+    rng = np.random.default_rng(5)
+    params = gp_params(6, DIM, lengthscale=0.3)
+    data = padded(points(rng, N, DIM, corners=2), rng.normal(size=N))
+    xs = jnp.asarray(points(rng, 8, DIM, corners=1))
+
+    def everything(surrogate):
+        def run(params, data, xs):
+            post = surrogate.condition(params, data)
+            return (surrogate.log_likelihood(params, data), surrogate.predict(post, xs),
+                    surrogate.predict_joint(post, xs))
+        return jax.jit(run)(params, data, xs)
+
+    ours = everything(bock_surrogate())
+    theirs = everything(gp_module.exact_gp(Cylindrical(), noise_floor=NOISE_FLOOR))
+    np.testing.assert_allclose(float(ours[0]), float(theirs[0]), rtol=1e-10)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12)
+    for a, b in zip(ours[2], theirs[2]):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_origin", [0, 1, 2])
+def test_log_likelihood_against_numpy(n_origin):
+    """Against SciPy: the multivariate normal log density under the NumPy Gram matrix; with the
+    origin observed, the mean over the directions a_j of the other observations of the density
+    with the origin along a_j (the authors' likelihood)."""
+    rng = np.random.default_rng(6 + n_origin)
+    params = gp_params(7, DIM, noise=0.05, lengthscale=0.5)
+    x = points(rng, N, DIM, origin=n_origin, corners=2)
+    y = rng.normal(size=N)
+    ours = float(jitted().log_likelihood(params, padded(x, y)))
+    noise = float(params["noise"]) + NOISE_FLOOR
+
+    def logpdf(direction=None):
+        cov = np_gram(params["kernel"], x, x, direction=direction) + noise * np.eye(N)
+        return multivariate_normal(np.full(N, float(params["mean"])), cov).logpdf(y)
+
+    expected = logpdf() if n_origin == 0 else np.mean([logpdf(np_direction(u)) for u in x[n_origin:]])
+    np.testing.assert_allclose(ours, expected, rtol=1e-7)
+
+
+def test_log_likelihood_only_the_origin_observed():
+    params = gp_params(8, DIM, noise=0.1)
+    x, y = np.full((N, DIM), 0.5), np.random.default_rng(8).normal(size=N)
+    cov = float(params["kernel"]["amplitude"]) * np.ones((N, N)) + (0.1 + NOISE_FLOOR) * np.eye(N)
+    expected = multivariate_normal(np.full(N, 0.1), cov).logpdf(y)
+    ours = float(jitted().log_likelihood(params, padded(x, y)))
+    np.testing.assert_allclose(ours, expected, rtol=1e-7)
+
+
+@pytest.mark.parametrize("warp", [True, False])
+def test_predict_against_numpy(warp):
+    """Per test point, the dense posterior with the observed origin along the test point's direction
+    (§3.3); BOCK+B's variance adds one value-less observation at R x*/|x*| (footnote 4)."""
+    rng = np.random.default_rng(9)
+    params = gp_params(10, DIM, warp, noise=0.02, lengthscale=0.8)
+    x = points(rng, N, DIM, origin=1, corners=2)
+    y = rng.normal(size=N)
+    xs = points(rng, 8, DIM, corners=1)
+    data = padded(x, y)
+    plain, boundary = jitted(warp), jitted(warp, True)
+    mean, var = plain.predict(plain.condition(params, data), jnp.asarray(xs))
+    mean_b, var_b = boundary.predict(boundary.condition(params, data), jnp.asarray(xs))
+    for j, u in enumerate(xs):
+        a = np_direction(u)
+        m_ref, v_ref = np_posterior(params, x, y, u, warp, direction=a)
+        np.testing.assert_allclose([float(mean[j]), float(var[j])], [m_ref, v_ref], rtol=1e-6, atol=1e-10)
+        satellite = 0.5 * (math.sqrt(DIM) * a + 1.0)  # R a* in unit-cube coordinates
+        _, vb_ref = np_posterior(params, x, y, u, warp, direction=a, extra=satellite[None])
+        np.testing.assert_allclose(float(var_b[j]), vb_ref, rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(mean_b), np.asarray(mean), rtol=1e-12)
+    assert np.all(np.asarray(var_b) < np.asarray(var) - 1e-6)  # a long radius lengthscale: a real reduction
+
+
+def test_posterior_with_origin_is_rotation_invariant():
+    """The centre rule favours no fixed direction: rotating the observations (the origin among
+    them) and the test points together leaves BOCK's posterior and likelihood unchanged."""
+    rng = np.random.default_rng(3)
+    f = jitted(True, True)
+    params = gp_params(4, DIM, lengthscale=0.4)
+    x = rng.uniform(-0.4, 0.4, size=(N, DIM))  # radius < 1: rotations stay in the cube
+    x[0] = 0.0
+    xs = rng.uniform(-0.4, 0.4, size=(8, DIM))
+    y = rng.normal(size=N)
+    rot = random_rotation(rng, DIM)
+    before = f.predict(f.condition(params, padded(0.5 * (x + 1), y)), jnp.asarray(0.5 * (xs + 1)))
+    after = f.predict(f.condition(params, padded(0.5 * (x @ rot.T + 1), y)), jnp.asarray(0.5 * (xs @ rot.T + 1)))
+    for b, a in zip(before, after):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12)
+    ll = [f.log_likelihood(params, padded(0.5 * (z + 1), y)) for z in (x, x @ rot.T)]
+    np.testing.assert_allclose(float(ll[1]), float(ll[0]), rtol=1e-10)
+
+
+def test_boundary_variance():
+    """BOCK+B: variance ≤ BOCK's everywhere (the origin observed or not, prior draws of the
+    lengthscale); equal at the origin (no direction, no fake point) and where the radius kernel does
+    not reach the boundary; the mean and the likelihood are BOCK's."""
+    rng = np.random.default_rng(11)
+    plain, boundary = bock_surrogate(), bock_surrogate(boundary=True)
+
+    @jax.jit
+    def both(params, data, xs):
+        return [(s.predict(s.condition(params, data), xs), s.log_likelihood(params, data)) for s in (plain, boundary)]
+
+    xs = jnp.asarray(points(rng, 8, DIM, origin=1, corners=2))
+    for n_origin, lengthscale in ((0, 0.5), (1, 0.5), (1, None), (2, None)):
+        params = gp_params(12 + n_origin, DIM, lengthscale=lengthscale)
+        data = padded(points(rng, N, DIM, origin=n_origin, corners=2), rng.normal(size=N))
+        ((mean, var), ll), ((mean_b, var_b), ll_b) = both(params, data, xs)
+        np.testing.assert_allclose(np.asarray(mean_b), np.asarray(mean), rtol=1e-12)
+        assert np.all(np.asarray(var_b) <= np.asarray(var) * (1 + 1e-12))
+        assert float(var_b[0]) == float(var[0])  # the test point at the origin
+        assert float(ll_b) == float(ll)
+    # a radius lengthscale far below the distance to the boundary: the fake point is uncorrelated
+    params = gp_params(15, DIM, lengthscale=1e-3)
+    data = padded(points(rng, N, DIM, origin=1), rng.normal(size=N))
+    inner = jnp.asarray(0.5 + 0.1 * rng.uniform(-1, 1, size=(8, DIM)))
+    ((_, var), _), ((_, var_b), _) = both(params, data, inner)
+    np.testing.assert_allclose(np.asarray(var_b), np.asarray(var), rtol=1e-12)
+
+
+def test_fantasize_and_predict_joint():
+    rng = np.random.default_rng(13)
+    s = bock_surrogate(boundary=True)
+    params = gp_params(14, DIM, lengthscale=0.5)
+    data = padded(points(rng, N, DIM, origin=1, corners=1), rng.normal(size=N))
+    xs = jnp.asarray(points(rng, 8, DIM, origin=1, corners=1))
+    # pending points: the origin, one more, one padded away
+    pending, mask = xs[:3], jnp.asarray([True, True, False])
+    full = Data(jnp.concatenate([data.x, pending[:2]]), jnp.concatenate([data.y, jnp.zeros(2)]),
+                jnp.concatenate([data.mask, jnp.ones(2, bool)]))
+
+    @jax.jit
+    def run(params, data, full, xs):
+        post = s.condition(params, data)
+        fant = s.fantasize(post, xs[:3], mask)
+        again = s.fantasize(fant, xs[3:4], jnp.asarray([True]))
+        return (s.predict(post, xs), s.predict_joint(post, xs), s.predict(fant, xs), fant.centre_count,
+                s.predict(s.condition(params, full), xs), s.predict(again, xs))
+
+    (mean, var), (mean_j, cov), (mean_f, var_f), count, (_, var_full), (mean_ff, var_ff) = run(params, data, full, xs)
+    np.testing.assert_allclose(np.asarray(mean_j), np.asarray(mean), rtol=1e-12)
+    np.testing.assert_allclose(np.diag(np.asarray(cov)), np.asarray(var), rtol=1e-9)
+    assert np.linalg.eigvalsh(np.asarray(cov)).min() >= -1e-9 * float(np.max(var))
+    # the mean stays (kriging believer), the variance shrinks at and near the pending points, to
+    # that of the data with the pending points observed
+    assert int(count) == 2
+    np.testing.assert_allclose(np.asarray(mean_f), np.asarray(mean), rtol=1e-13, atol=1e-15)
+    assert np.all(np.asarray(var_f) <= np.asarray(var) * (1 + 1e-9))
+    assert np.all(np.asarray(var_f[:2]) < 0.6 * np.asarray(var[:2]))
+    np.testing.assert_allclose(np.asarray(var_f), np.asarray(var_full), rtol=1e-9)
+    # fantasies on top of fantasies: still the original mean
+    np.testing.assert_allclose(np.asarray(mean_ff), np.asarray(mean), rtol=1e-13, atol=1e-15)
+    assert float(var_ff[3]) < float(var_f[3])
+
+
+def test_gradients_are_finite_at_the_origin():
+    """Grads of the log likelihood w.r.t. every param, with the origin observed and padded rows at
+    the centre, and of the prediction w.r.t. test points at and near the origin."""
+    rng = np.random.default_rng(16)
+    s = bock_surrogate(boundary=True)
+    data = padded(points(rng, N, DIM, origin=1, corners=1), rng.normal(size=N))
+    xs = jnp.asarray(np.vstack([np.full(DIM, 0.5), 0.5 + 1e-9 * rng.normal(size=DIM), rng.uniform(size=(6, DIM))]))
+
+    @jax.jit
+    def grads(params, data, xs):
+        post = s.condition(params, data)
+        return (jax.grad(s.log_likelihood)(params, data),
+                jax.grad(lambda z: jnp.sum(sum(s.predict(post, z))))(xs))
+
+    for seed in range(3):
+        g_params, g_x = grads(gp_params(20 + seed, DIM), data, xs)
+        flat = np.asarray(ravel_pytree(g_params)[0])
+        assert flat.size == 10 and np.all(np.isfinite(flat))
+        assert np.all(np.isfinite(np.asarray(g_x)))
+
+
+def test_cache_and_vmap():
+    assert bock_surrogate() is bock_surrogate(True, False, 3, 0.1)
+    assert bock_surrogate(boundary=False, noise_scale=0.1) is bock_surrogate(True, False, 3, 0.1)
+    assert bock_surrogate(warp=False) is not bock_surrogate()
+    with pytest.raises(ValueError):
+        Cylindrical(degree=-1)
+    rng = np.random.default_rng(17)
+    s = bock_surrogate()
+    data = padded(points(rng, N, DIM, origin=1), rng.normal(size=N))
+    params = gp_params(30, DIM)
+    stacked = jax.tree.map(lambda v: jnp.stack([v, v]), params)
+    batched = jax.jit(jax.vmap(s.log_likelihood, in_axes=(0, None)))(stacked, data)
+    np.testing.assert_allclose(np.asarray(batched), float(jitted().log_likelihood(params, data)), rtol=1e-10)
+
+
+def test_float32():
+    """The float32 path (TPUs): finite likelihood, gradients and predictions, close to float64."""
+    rng = np.random.default_rng(18)
+    s = bock_surrogate(boundary=True)
+    params = gp_params(31, DIM, noise=0.01, lengthscale=0.4)
+    data = padded(points(rng, N, DIM, origin=1, corners=1), rng.normal(size=N))
+    xs = jnp.asarray(points(rng, 8, DIM, corners=1))
+
+    @jax.jit
+    def run(params, data, xs):
+        return s.log_likelihood(params, data), jax.grad(s.log_likelihood)(params, data), s.predict(
+            s.condition(params, data), xs)
+
+    to32 = lambda tree: jax.tree.map(lambda v: v.astype(jnp.float32) if v.dtype == jnp.float64 else v, tree)
+    ll32, grad32, (mean32, var32) = run(to32(params), to32(data), to32(xs))
+    f = jitted(True, True)  # float64 reference (compiled for these shapes by the tests above)
+    ll64, (mean64, var64) = f.log_likelihood(params, data), f.predict(f.condition(params, data), xs)
+    assert ll32.dtype == jnp.float32 and mean32.dtype == jnp.float32 and var32.dtype == jnp.float32
+    assert np.all(np.isfinite(np.asarray(ravel_pytree(grad32)[0])))
+    np.testing.assert_allclose(float(ll32), float(ll64), rtol=1e-3)
+    np.testing.assert_allclose(np.asarray(mean32), np.asarray(mean64), rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(var32), np.asarray(var64), rtol=1e-2, atol=1e-4)
