@@ -14,8 +14,15 @@ import os as _os
 # OPENBLAS_NUM_THREADS from the user wins.
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from jbo import cache as _cache  # noqa: E402
+
+_cache.configure()
+
+from jbo import models  # noqa: E402
+from jbo.many import ManyResult, minimize_many  # noqa: E402
 from jbo.optimizer import Optimizer, Result, minimize  # noqa: E402
 from jbo.spaces import Categorical, Integer, Real, Space  # noqa: E402
 
-__all__ = ["Space", "Real", "Integer", "Categorical", "Optimizer", "minimize", "Result"]
+__all__ = ["Space", "Real", "Integer", "Categorical", "Optimizer", "minimize", "Result", "minimize_many",
+           "ManyResult", "models"]
 __version__ = "0.1.0"

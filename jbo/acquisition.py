@@ -15,6 +15,7 @@ improvement", eq. 9), which is what makes log-EI optimisable from random starts.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Callable
 
@@ -98,25 +99,44 @@ ACQUISITIONS: dict[str, tuple[Callable, bool]] = {
 }
 
 
+@dataclasses.dataclass(frozen=True)
+class IntegratedScore:
+    """``(posteriors, best, x) -> (m,)``: a pointwise acquisition averaged over stacked posteriors.
+
+    A frozen dataclass of functions, equal when its functions are: as the static part of a
+    :class:`jax.tree_util.Partial` it lets :func:`jbo.optimize.maximize` reuse its compiled program
+    from one iteration to the next (a new closure every iteration would recompile).
+    """
+
+    predict: Callable
+    pointwise: Callable
+    log_domain: bool
+
+    def __call__(self, posteriors, best, x):
+        mean, var = jax.vmap(self.predict, in_axes=(0, None))(posteriors, x)
+        values = self.pointwise(mean, var, best)  # (S, m)
+        if self.log_domain:
+            return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
+        return jnp.mean(values, axis=0)
+
+
 def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_domain: bool, best):
     """Integrated acquisition ``x (m, D) -> (m,)`` averaged over the stacked ``posteriors``.
 
     Args:
       surrogate_predict: ``predict(posterior, x) -> (mean, var)``.
       posteriors: posterior PyTree with a leading sample axis ``S``.
-      pointwise: ``acq(mean, var, best)``.
+      pointwise: ``acq(mean, var, best)`` (the functions of :data:`ACQUISITIONS`, or any pure function;
+        pass the same function object every iteration, e.g. ``functools.partial`` once, not a new lambda).
       log_domain: the pointwise values are logs of a positive acquisition; average with log-sum-exp.
       best: incumbent (standardised).
+    Returns:
+      A :class:`jax.tree_util.Partial` of :class:`IntegratedScore`: a function of ``x`` whose arrays
+      (``posteriors``, ``best``) are PyTree leaves, so it can be passed to jitted functions as an
+      argument.
     """
-
-    def score(x):
-        mean, var = jax.vmap(surrogate_predict, in_axes=(0, None))(posteriors, x)
-        values = pointwise(mean, var, best)  # (S, m)
-        if log_domain:
-            return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
-        return jnp.mean(values, axis=0)
-
-    return score
+    return jax.tree_util.Partial(IntegratedScore(surrogate_predict, pointwise, log_domain), posteriors,
+                                 jnp.asarray(best))
 
 
 def thompson_sample(key, surrogate_predict_joint: Callable, posteriors, candidates):

@@ -29,7 +29,7 @@ import time  # noqa: E402
 __all__ = ["main", "build_parser", "limit_blas_threads", "configure_jax"]
 
 DEFAULT_PROBLEM = "branin"
-DEFAULTS = {"model": "gp", "inference": "slice", "acquisition": "ei", "seed": 0}
+DEFAULTS = {"model": "gp", "inference": None, "acquisition": "ei", "seed": 0}
 JOURNAL, RESULTS, FIGURE = "journal.jsonl", "results.json", "convergence.png"
 
 
@@ -81,30 +81,10 @@ def limit_blas_threads(user_set: bool) -> list[str]:
 
 
 def configure_jax() -> str | None:
-    """Turn on JAX's persistent compilation cache (unless ``JBO_NO_CACHE`` is set).
+    """Turn on JAX's persistent compilation cache (:func:`jbo.cache.configure`; ``import jbo`` does it)."""
+    from jbo import cache
 
-    The GP's inference and proposal programs take seconds to compile per padded data size; caching
-    them on disk makes every later ``jbo run`` skip that. Programs that compile in under 0.5 s are
-    not cached. A cache directory the user configured for JAX (``JAX_COMPILATION_CACHE_DIR``) wins.
-
-    Returns:
-      the cache directory in use, or ``None``.
-    """
-    import jax
-
-    if os.environ.get("JBO_NO_CACHE"):
-        return None
-    current = jax.config.jax_compilation_cache_dir
-    if current:
-        return current
-    directory = os.environ.get("JBO_CACHE_DIR") or os.path.expanduser(os.path.join("~", ".cache", "jbo", "jax"))
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError:
-        return None  # read-only home: run without the cache
-    jax.config.update("jax_compilation_cache_dir", directory)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
-    return directory
+    return cache.configure()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -129,7 +109,7 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``jbo`` argument parser (valid names come from the library's registries)."""
-    from jbo import inference, loop
+    from jbo import inference, loop, models
     from jbo.benchmarks import list_problems
 
     parser = argparse.ArgumentParser(
@@ -145,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--problem", choices=list_problems(), default=None, metavar="NAME",
                      help=f"benchmark problem (default {DEFAULT_PROBLEM}); one of: {', '.join(list_problems())}")
     run.add_argument("--dim", type=_positive_int, default=None, help="dimension of a scalable problem")
-    run.add_argument("--model", choices=loop.MODELS, default=None,
+    run.add_argument("--model", choices=models.NAMES, default=None,
                      help=f"surrogate (default {DEFAULTS['model']})")
     run.add_argument("--inference", choices=inference.METHODS, default=None,
                      help=f"hyperparameter inference (default {DEFAULTS['inference']})")
@@ -169,13 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
                               help="constant prior mean instead of DNGO's quadratic one")
     dngo_options.add_argument("--curvature-scale", type=float, default=None,
                               help="horseshoe scale of the quadratic prior's curvatures (default "
-                                   f"{loop.Settings().curvature_scale:g})")
+                                   f"{models.DNGO().curvature_scale:g})")
     dngo_options.add_argument("--hidden", type=_positive_int, nargs="+", default=None,
                               help="hidden layer widths (default "
-                                   f"{' '.join(map(str, loop.Settings().network.hidden))})")
+                                   f"{' '.join(map(str, models.DNGO().network.hidden))})")
     dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
                               help="optimisation steps per network training (default "
-                                   f"{loop.Settings().network.num_steps})")
+                                   f"{models.DNGO().network.num_steps})")
     dngo_options.add_argument("--cpu-devices", type=_positive_int, default=None,
                               help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that "
                                    "ensemble members train in parallel, one device per core (default: one per core, "
@@ -269,6 +249,16 @@ def _model_options(args) -> dict:
     return options
 
 
+def _describe(settings: dict) -> dict:
+    """``model``, ``inference``, ``acquisition`` and ``seed`` of a journal's settings record (either format)."""
+    model = settings.get("model", "?")
+    inference = settings.get("inference", "?")
+    if isinstance(model, dict):
+        model, inference = model.get("name", "?"), model.get("inference", "-")
+    return {"model": model, "inference": inference, "acquisition": settings.get("acquisition", "?"),
+            "seed": settings.get("seed", 0)}
+
+
 def _has_journal(path: str) -> bool:
     return os.path.isfile(path) and os.path.getsize(path) > 0
 
@@ -291,7 +281,7 @@ def cmd_run(args) -> int:
     if args.out is None:
         dim_tag = f"-d{args.dim}" if args.dim is not None else ""
         args.out = os.path.join("runs", f"{problem_name}{dim_tag}-{settings['model']}-"
-                                        f"{settings['inference']}-s{settings['seed']}")
+                                        f"{settings['inference'] or 'slice'}-s{settings['seed']}")
     out = args.out
     journal_path, results_path, figure_path = (os.path.join(out, n) for n in (JOURNAL, RESULTS, FIGURE))
     resuming = args.resume and _has_journal(journal_path)
@@ -309,10 +299,16 @@ def cmd_run(args) -> int:
         except (OSError, ValueError) as err:
             print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
             return 1
-        recorded = header["settings"]
-        conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {recorded.get(k)!r})"
+        from jbo.optimizer import _setting
+
+        try:
+            recorded = jbo.loop.Settings.from_dict(header["settings"])
+        except ValueError as err:
+            print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
+            return 1
+        conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {_setting(recorded, k)!r})"
                      for k, v in {**given, "n_init": args.n_init}.items()
-                     if v is not None and recorded.get(k) != v]
+                     if v is not None and _setting(recorded, k) != v]
         if previous:
             if args.problem is not None and args.problem != previous.get("problem"):
                 conflicts.append(f"--problem {args.problem!r} (journal: {previous.get('problem')!r})")
@@ -325,7 +321,7 @@ def cmd_run(args) -> int:
         if conflicts:
             run_parser.error("--resume continues the run with the journal's settings; these differ: "
                              + "; ".join(conflicts))
-        settings = {k: recorded[k] for k in DEFAULTS}
+        settings = _describe(recorded.to_dict())
     else:
         dim = args.dim
         observations = []
@@ -339,6 +335,27 @@ def cmd_run(args) -> int:
         run_parser.error(f"the journal's search space does not match problem {problem.name} (dim {problem.dim}); "
                          f"pass --problem/--dim of the original run")
 
+    options = {} if args.n_init is None or resuming else {"n_init": args.n_init}
+    model_options = _model_options(args)
+    if model_options and resuming:
+        run_parser.error("--resume continues the run with the journal's settings; drop the DNGO options "
+                         f"({', '.join(sorted(model_options))})")
+    if model_options and settings["model"] not in ("dngo", "ensemble"):
+        run_parser.error(f"{', '.join(sorted(model_options))}: options of --model dngo or ensemble, "
+                         f"not {settings['model']!r}")
+    options.update(model_options)
+    if args.escape:
+        if resuming:
+            run_parser.error("--resume continues the run with the journal's settings; drop --escape")
+        options["escape"] = True
+    explicit = {} if resuming else {k: settings[k] for k in ("model", "acquisition", "seed")}
+    if not resuming and settings["inference"] is not None:
+        explicit["inference"] = settings["inference"]
+    try:
+        if not resuming:
+            settings = _describe(jbo.loop.Settings.create(**explicit, **options).to_dict())
+    except ValueError as err:
+        run_parser.error(str(err))
     os.makedirs(out, exist_ok=True)
     if resuming:
         _note(args, f"resuming {journal_path}: {len(observations)} evaluations recorded, budget {args.budget}")
@@ -361,32 +378,14 @@ def cmd_run(args) -> int:
         timings.append({
             "n": int(info.get("n", len(opt.history) - 1)), "phase": info.get("phase"),
             "suggest_seconds": max(0.0, now - clock[0] - (last.get("seconds") or 0.0)),
-            "fit_seconds": info.get("fit_seconds"), "acquisition_seconds": info.get("acquisition_seconds"),
+            "n_pad": info.get("n_pad"),
         })
         clock[0] = now
 
-    options = {} if args.n_init is None or resuming else {"n_init": args.n_init}
-    model_options = _model_options(args)
-    if model_options and resuming:
-        run_parser.error("--resume continues the run with the journal's settings; drop the DNGO options "
-                         f"({', '.join(sorted(model_options))})")
-    if model_options and settings["model"] not in ("dngo", "ensemble"):
-        run_parser.error(f"{', '.join(sorted(model_options))}: options of --model dngo or ensemble, "
-                         f"not {settings['model']!r}")
-    options.update(model_options)
-    if args.escape:
-        if resuming:
-            run_parser.error("--resume continues the run with the journal's settings; drop --escape")
-        options["escape"] = True
     try:
-        jbo.loop.Settings(**{k: settings[k] for k in ("model", "inference", "acquisition")}, **options)
-    except ValueError as err:
-        run_parser.error(str(err))
-    try:
-        result = jbo.minimize(problem.evaluate, space, budget=args.budget, model=settings["model"],
-                              inference=settings["inference"], acquisition=settings["acquisition"],
-                              seed=settings["seed"], journal=journal_path, resume=args.resume,
-                              progress=not args.quiet, callback=record_timing, **options)
+        result = jbo.minimize(problem.evaluate, space, budget=args.budget, journal=journal_path,
+                              resume=args.resume, progress=not args.quiet, callback=record_timing,
+                              **explicit, **options)
     except KeyboardInterrupt:
         done = len(journal_io.read(journal_path)[1]) if _has_journal(journal_path) else 0
         print(f"\ninterrupted after {done} evaluations; they are saved in {journal_path}.\n"
@@ -400,7 +399,7 @@ def cmd_run(args) -> int:
     best = _finite_or_none(result.best_value)
     regret = None if best is None else best - float(problem.optimum)
     seconds = result.seconds + (float(previous.get("seconds", 0.0)) if previous else 0.0)
-    label = f"{settings['model']}/{settings['inference']}/{settings['acquisition']}"
+    label = "/".join(v for v in (settings["model"], settings["inference"], settings["acquisition"]) if v != "-")
     plotting.plot_convergence({label: values[None]}, optimum=float(problem.optimum), path=figure_path,
                               title=f"{problem.name} (seed {settings['seed']})")
     model_times = [t["suggest_seconds"] for t in timings if t.get("phase") == "model"]
@@ -494,10 +493,8 @@ def cmd_plot(args) -> int:
                 optimum = float(get_problem(name, dim=results.get("dim")).optimum)
             except (ValueError, TypeError):
                 optimum = None
-        s = header.get("settings", {})
         runs.append({"dir": directory, "values": values, "problem": name, "optimum": optimum,
-                     "model": s.get("model", "?"), "inference": s.get("inference", "?"),
-                     "acquisition": s.get("acquisition", "?")})
+                     **_describe(header.get("settings", {}))})
     if not runs:
         plot_parser.error("none of the directories holds any evaluation")
 
@@ -508,7 +505,8 @@ def cmd_plot(args) -> int:
         _note(args, "note: some runs have no known optimum; plotting raw best values of different problems")
     groups: dict[str, list] = {}
     for r in runs:
-        label = f"{r['model']}/{r['inference']}" + (f"/{r['acquisition']}" if with_acq else "")
+        label = "/".join([r["model"]] + ([r["inference"]] if r["inference"] != "-" else [])
+                         + ([r["acquisition"]] if with_acq else []))
         if len(problems) > 1:
             label = f"{r['problem']}: {label}"
         # Regret per run (its own optimum), so runs of different problems share one axis.

@@ -24,7 +24,7 @@ lengthscales :math:`\ell` (geometric mean over the hyperparameter samples), so "
 
 A new incumbent found in another basin then takes over through the ordinary acquisition.
 
-Off by default (``Settings.escape``): on Hartmann6 it lowers the rate of runs trapped at −3.2031, but
+Off by default (``jbo.models.GP(escape=...)``, ``model="gp"`` only): on Hartmann6 it lowers the rate of runs trapped at −3.2031, but
 on Levy, Alpine01 and Hartmann3 the evaluations it moves away from the incumbent cost more than the
 basins it finds (BENCHMARKS.md, sections core_quality and escape_ablation).
 """
@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo.optimize import local_anchors
+from jbo.design import local_points
 
 
 class EscapeConfig(NamedTuple):
@@ -77,91 +77,125 @@ class EscapeConfig(NamedTuple):
                                radius=float(config.radius), tolerance=float(config.tolerance),
                                near=float(config.near))
 
+    @classmethod
+    def from_option(cls, option) -> "EscapeConfig | bool":
+        """A model's ``escape`` option: ``False``/``None`` (off), ``True`` (defaults), a dict of fields or a config."""
+        if option is None or option is False:
+            return False
+        if option is True:
+            return cls()
+        if isinstance(option, cls):
+            return cls.create(**option._asdict())
+        if isinstance(option, dict):
+            return cls.create(**option)
+        raise ValueError(f"escape must be true, false or a dict of EscapeConfig fields, got {option!r}")
 
-def lengthscales(params: Any) -> np.ndarray | None:
+
+def lengthscales(params: Any):
     """Geometric mean over the samples of the ``lengthscale`` leaf of stacked hyperparameters.
 
     Returns:
-      ``(D,)`` (a shared lengthscale is broadcast by the caller), or ``None`` if the model has none.
+      ``(D,)`` or ``()`` (a shared lengthscale), or ``None`` if the model has none.
     """
     leaves = [leaf for path, leaf in jax.tree_util.tree_leaves_with_path(params)
               if "lengthscale" in jax.tree_util.keystr(path)]
     if not leaves:
         return None
-    return np.exp(np.mean(np.log(np.asarray(leaves[0], dtype=np.float64)), axis=0))
+    return jnp.exp(jnp.mean(jnp.log(jnp.asarray(leaves[0])), axis=0))
 
 
-def is_stalled(x: np.ndarray, y_std: np.ndarray, scale: np.ndarray, config: EscapeConfig) -> bool:
-    """Whether the run is stalled at its incumbent (see the module docstring).
+def _real(y_std, mask):
+    y_std = jnp.asarray(y_std)
+    return jnp.ones(y_std.shape, bool) if mask is None else jnp.asarray(mask)
+
+
+def is_stalled(x, y_std, scale, config: EscapeConfig, mask=None):
+    """Whether the run is stalled at its incumbent (see the module docstring); traceable.
 
     Args:
       x: ``(n, D)`` observed points in the order of observation; y_std: ``(n,)`` standardised values.
       scale: lengthscales ``(D,)`` or ``()``.
       config: the rule's settings.
+      mask: ``(n,)`` real rows (padded buffers); default all.
+    Returns:
+      A bool scalar.
     """
-    if len(y_std) <= config.patience:
-        return False
-    best_so_far = np.minimum.accumulate(y_std)
-    last_improvement = int(np.argmax(best_so_far <= best_so_far[-1] + config.tolerance))
-    incumbent = x[np.argmin(y_std)]
-    distance = np.sqrt(np.sum(((x[last_improvement + 1:] - incumbent) / scale) ** 2, axis=-1))
-    near, far = int(np.sum(distance <= config.near)), int(np.sum(distance > config.near))
-    return near >= config.patience and far < config.steps * (near // config.patience)
+    x, y_std = jnp.asarray(x), jnp.asarray(y_std)
+    real = _real(y_std, mask)
+    values = jnp.where(real, y_std, jnp.inf)
+    best_so_far = jax.lax.cummin(values)
+    best = jnp.min(values)
+    last_improvement = jnp.argmax(real & (best_so_far <= best + config.tolerance))
+    incumbent = x[jnp.argmin(values)]
+    distance = jnp.sqrt(jnp.sum(((x - incumbent) / scale) ** 2, axis=-1))
+    recent = real & (jnp.arange(len(values)) > last_improvement)
+    near = jnp.sum(recent & (distance <= config.near))
+    far = jnp.sum(recent & (distance > config.near))
+    return (jnp.sum(real) > config.patience) & (near >= config.patience) & (far < config.steps * (near // config.patience))
 
 
 class Escape(NamedTuple):
-    """The acquisition search of one escape suggestion.
+    """The acquisition search of one suggestion, escaping or not.
 
     Attributes:
-      anchors: ``(A, D)`` starting candidates outside the neighbourhood (as many as the usual anchors,
-        so the jitted search is not recompiled).
-      best: the best standardised value outside the neighbourhood (the acquisition's incumbent).
+      active: whether this suggestion escapes.
+      anchors: ``(A, D)`` starting candidates (as many as the usual anchors, so shapes stay static).
+      best: the acquisition's incumbent: the best standardised value outside the neighbourhood.
       exclusion: ``(centre (D,), inverse_scale (D,), radius²)``: the masked neighbourhood, for
-        :func:`exclude`.
+        :func:`exclude` (a negative radius² masks nothing).
     """
 
+    active: jnp.ndarray
     anchors: jnp.ndarray
     best: jnp.ndarray
     exclusion: tuple
 
 
-def plan(x: np.ndarray, y_std: np.ndarray, scale: np.ndarray, anchors: np.ndarray, config: EscapeConfig,
-         rng: np.random.Generator, num_local: int, local_scale: float) -> Escape | None:
-    """The escape search for this suggestion, or ``None`` if the run is not stalled.
+def plan(key, x, y_std, scale, anchors, best, config: EscapeConfig, num_local: int, local_scale: float,
+         mask=None) -> Escape:
+    """The acquisition search for this suggestion: an escape if the run is stalled (traceable).
+
+    When stalled and some observation lies outside the neighbourhood, the anchors become the Sobol
+    anchors plus ``num_local`` points around the five best observations outside it, the incumbent
+    the best of those, and the neighbourhood is excluded; otherwise ``anchors`` and ``best`` are
+    returned unchanged with an exclusion that masks nothing.
 
     Args:
-      x, y_std, scale, config: as in :func:`is_stalled`.
-      anchors: the usual ``(A, D)`` anchors (Sobol and local).
-      rng: generator for the local anchors around the best observations outside the neighbourhood.
-      num_local, local_scale: how many local anchors and their spread (the acquisition search's own).
+      key: PRNG key of the local anchors.
+      x, y_std, scale, config, mask: as in :func:`is_stalled`.
+      anchors: the usual ``(A, D)`` anchors (``A > num_local``; their last ``num_local`` rows, the local
+        ones around the incumbent, are replaced); best: the usual incumbent.
+      num_local, local_scale: how many local anchors and their spread.
     Returns:
-      An :class:`Escape`, or ``None`` (not stalled, or nothing observed outside the neighbourhood).
+      An :class:`Escape`.
     """
-    if not is_stalled(x, y_std, scale, config):
-        return None
-    centre = x[np.argmin(y_std)]
-    inverse_scale = np.broadcast_to(1.0 / np.asarray(scale, np.float64), centre.shape)
+    x, y_std = jnp.asarray(x), jnp.asarray(y_std)
+    real = _real(y_std, mask)
+    values = jnp.where(real, y_std, jnp.inf)
+    centre = x[jnp.argmin(values)]
+    inverse_scale = jnp.broadcast_to(1.0 / jnp.asarray(scale, x.dtype), centre.shape)
+    radius_squared = jnp.asarray(config.radius**2, x.dtype)
 
     def outside(points):
-        return np.sum(((points - centre) * inverse_scale) ** 2, axis=-1) > config.radius**2
+        return jnp.sum(((points - centre) * inverse_scale) ** 2, axis=-1) > radius_squared
 
-    far = outside(x)
-    if not far.any():
-        return None
-    seeds = np.flatnonzero(far)[np.argsort(y_std[far])[:5]]
-    candidates = np.concatenate([anchors, local_anchors(rng, x[seeds], num_local, local_scale)])
-    candidates = candidates[outside(candidates)]
-    if len(candidates) == 0:
-        candidates = x[seeds]
-    candidates = np.resize(candidates, anchors.shape)  # repeat to the usual count
-    dtype = anchors.dtype
-    exclusion = (jnp.asarray(centre, dtype), jnp.asarray(inverse_scale, dtype), jnp.asarray(config.radius**2, dtype))
-    return Escape(jnp.asarray(candidates, dtype), jnp.asarray(np.min(y_std[far]), dtype), exclusion)
+    far = real & outside(x)
+    far_values = jnp.where(far, values, jnp.inf)
+    active = is_stalled(x, y_std, scale, config, real) & jnp.any(far)
+    _, seeds = jax.lax.top_k(-far_values, min(5, len(values)))
+    seed_ok = jnp.isfinite(far_values[seeds])
+    local = local_points(key, x[seeds], seed_ok, num_local, local_scale)
+    candidates = jnp.concatenate([anchors[: anchors.shape[0] - num_local], local])
+    return Escape(
+        active,
+        jnp.where(active, candidates, anchors),
+        jnp.where(active, jnp.min(far_values), best),
+        (centre, inverse_scale, jnp.where(active, radius_squared, -1.0)),
+    )
 
 
 def no_exclusion(dim: int, dtype) -> tuple:
-    """An exclusion that masks nothing (a negative squared radius), so that the jitted search has one
-    signature whether or not a suggestion escapes."""
+    """An exclusion that masks nothing (a negative squared radius)."""
     return jnp.zeros(dim, dtype), jnp.zeros(dim, dtype), jnp.asarray(-1.0, dtype)
 
 

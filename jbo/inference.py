@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import numpyro
 import optax
 from jax.flatten_util import ravel_pytree
@@ -101,8 +102,37 @@ def _initial(key, surrogate, data, init_z):
     return flat, (draw if init_z is None else init_z)
 
 
-@functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "num_warmup", "thin", "width",
-                                             "max_steps_out", "max_shrink"))
+def _slice_chain(key, flat: _Flat, z, num_warmup, *, num_samples: int, thin: int, width: float,
+                 max_steps_out: int, max_shrink: int):
+    """``num_warmup`` (may be traced) discarded sweeps, then ``num_samples`` kept every ``thin``.
+
+    One ``fori_loop`` whose trip count is an array: the cold start (a long burn-in) and the warm
+    start (a few sweeps) are the same compiled program. Sweep ``t`` uses ``fold_in(key, t)``.
+    """
+    sweep = functools.partial(slice_sampling.sweep, logdensity_fn=flat.logdensity, widths=width,
+                              max_steps_out=max_steps_out, max_shrink=max_shrink)
+    num_warmup = jnp.asarray(num_warmup, jnp.int32)
+    chain = jnp.zeros((num_samples,) + z.shape, z.dtype)
+    logps = jnp.zeros((num_samples,), z.dtype)
+
+    def body(t, carry):
+        z, logp, evals, stalled, chain, logps = carry
+        z, logp, info = sweep(jax.random.fold_in(key, t), z, logp)
+        kept = t - num_warmup + 1  # sweeps since the burn-in, this one included
+        keep = (kept > 0) & (kept % thin == 0)
+        index = jnp.clip(kept // thin - 1, 0, num_samples - 1)
+        chain = chain.at[index].set(jnp.where(keep, z, chain[index]))
+        logps = logps.at[index].set(jnp.where(keep, logp, logps[index]))
+        return z, logp, evals + info.num_evals, stalled + info.num_stalled, chain, logps
+
+    carry = (z, flat.logdensity(z), 0, 0, chain, logps)
+    total = num_warmup + num_samples * thin
+    _, _, evals, stalled, chain, logps = jax.lax.fori_loop(0, total, body, carry)
+    return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled})
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "thin", "width", "max_steps_out",
+                                             "max_shrink"))
 def slice_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samples: int = 10,
                  num_warmup: int = 10, thin: int = 1, width: float = 1.0, max_steps_out: int = 10,
                  max_shrink: int = 50) -> Samples:
@@ -115,7 +145,8 @@ def slice_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samp
       init_z: ``(P,)`` unconstrained starting point (e.g. the last sample of the previous call);
         a prior draw when ``None``.
       num_samples: ``S``, samples returned.
-      num_warmup: sweeps discarded first (burn-in).
+      num_warmup: sweeps discarded first (burn-in); an array argument, so changing it does not
+        recompile.
       thin: sweeps between returned samples.
       width, max_steps_out, max_shrink: see :func:`jbo.slice.update_coordinate`.
     Returns:
@@ -123,21 +154,8 @@ def slice_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samp
     """
     init_key, key = jax.random.split(key)
     flat, z = _initial(init_key, surrogate, data, init_z)
-    sweep = functools.partial(slice_sampling.sweep, logdensity_fn=flat.logdensity, widths=width,
-                              max_steps_out=max_steps_out, max_shrink=max_shrink)
-
-    # Burn-in and sampling share one scan (one copy of the model in the compiled program); the
-    # returned samples are picked out of the chain afterwards.
-    def run(carry, k):
-        z, logp, evals, stalled = carry
-        z, logp, info = sweep(k, z, logp)
-        return (z, logp, evals + info.num_evals, stalled + info.num_stalled), (z, logp)
-
-    total = num_warmup + num_samples * thin
-    carry = (z, flat.logdensity(z), 0, 0)
-    (_, _, evals, stalled), (chain, logps) = jax.lax.scan(run, carry, jax.random.split(key, total))
-    keep = num_warmup + thin * jnp.arange(1, num_samples + 1) - 1
-    return _finalize(flat, chain[keep], logps[keep], {"num_evals": evals, "num_stalled": stalled})
+    return _slice_chain(key, flat, z, num_warmup, num_samples=num_samples, thin=thin, width=width,
+                        max_steps_out=max_steps_out, max_shrink=max_shrink)
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "num_warmup", "thin",
@@ -175,42 +193,31 @@ def nuts_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_sampl
     return _finalize(flat, zs, -energy, {"num_divergent": jnp.sum(diverging), "mean_accept_prob": jnp.mean(accept)})
 
 
-@functools.partial(jax.jit, static_argnames=("surrogate", "num_restarts", "max_iter"))
-def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_restarts: int = 4,
-                 max_iter: int = 100, tol: float = 1e-5) -> Samples:
-    """Maximum a posteriori hyperparameters by L-BFGS (optax) from several starts in parallel.
+def _map_fit(key, surrogate: Surrogate, data: Data, flat: _Flat, z, restart, *, num_restarts: int, max_iter: int,
+             tol: float) -> Samples:
+    """L-BFGS from ``z`` and, where ``restart`` (may be traced), from ``num_restarts`` prior draws.
 
-    The starts are ``init_z`` (the previous estimate, when given) and prior draws, optimised together
-    under ``vmap``; the best final log posterior wins.
-
-    Args:
-      key: PRNG key.
-      surrogate, data: the model and the padded observations.
-      init_z: ``(P,)`` warm start.
-      num_restarts: number of prior draws started from, besides ``init_z`` (at least one without it).
-      max_iter: L-BFGS iterations at most; tol: stop once ``‖∇‖ ≤ tol (1 + |log p|)`` (relative, so
-        large data sets do not iterate on round-off).
-    Returns:
-      :class:`Samples` with ``S = 1`` and ``info = {"num_iter", "log_density_per_start"}``.
+    The draws are always part of the program; when ``restart`` is false their iteration limit is 0,
+    so a warm start (refine the last estimate) and a cold one (explore prior draws) compile once.
     """
-    init_key, key = jax.random.split(key)
-    flat, z0 = _initial(init_key, surrogate, data, init_z)
-    if init_z is None:
-        starts = prior_draws(key, surrogate, data, max(num_restarts, 1))
-    elif num_restarts > 0:
-        starts = jnp.concatenate([z0[None], prior_draws(key, surrogate, data, num_restarts)])
-    else:
-        starts = z0[None]
+    starts = z[None]
+    limits = jnp.full((1,), max_iter)
+    if num_restarts > 0:
+        starts = jnp.concatenate([starts, prior_draws(key, surrogate, data, num_restarts)])
+        limits = jnp.concatenate([limits, jnp.where(restart, max_iter, 0) * jnp.ones(num_restarts, limits.dtype)])
     loss = lambda z: -flat.logdensity(z)
     solver = optax.lbfgs()
     value_and_grad = optax.value_and_grad_from_state(loss)
 
-    def optimise(z):
+    def optimise(start):
+        z, limit = start
+
         def cond(carry):
             _, state, it = carry
             grad = optax.tree.get(state, "grad")
             value = optax.tree.get(state, "value")
-            return (it < max_iter) & ((it == 0) | ((optax.tree.norm(grad) > tol * (1.0 + jnp.abs(value))) & jnp.isfinite(value)))
+            converged = (it > 0) & ((optax.tree.norm(grad) <= tol * (1.0 + jnp.abs(value))) | ~jnp.isfinite(value))
+            return (it < limit) & ~converged
 
         def body(carry):
             z, state, it = carry
@@ -227,11 +234,116 @@ def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_rest
     # One start after another (``lax.map``): under ``vmap`` this batched while-loop of L-BFGS with a
     # Cholesky inside deadlocked XLA's CPU runtime (jax 0.10.2, N >= 96), and on a CPU batching buys
     # nothing anyway.
-    finals, iters = jax.lax.map(optimise, starts)
+    finals, iters = jax.lax.map(optimise, (starts, limits))
     scores = jax.vmap(flat.logdensity)(finals)
-    scores = jnp.where(jnp.isfinite(scores), scores, -jnp.inf)
+    scores = jnp.where(jnp.isfinite(scores) & (limits > 0), scores, -jnp.inf)
     best = finals[jnp.argmax(scores)][None]
     return _finalize(flat, best, jnp.max(scores)[None], {"num_iter": iters, "log_density_per_start": scores})
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_restarts", "max_iter"))
+def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_restarts: int = 4,
+                 max_iter: int = 100, tol: float = 1e-5) -> Samples:
+    """Maximum a posteriori hyperparameters by L-BFGS (optax) from several starts.
+
+    The starts are ``init_z`` (the previous estimate; a prior draw when ``None``) and
+    ``num_restarts`` further prior draws; the best final log posterior wins.
+
+    Args:
+      key: PRNG key.
+      surrogate, data: the model and the padded observations.
+      init_z: ``(P,)`` warm start.
+      num_restarts: number of prior draws started from besides ``init_z``.
+      max_iter: L-BFGS iterations at most; tol: stop once ``‖∇‖ ≤ tol (1 + |log p|)`` (relative, so
+        large data sets do not iterate on round-off).
+    Returns:
+      :class:`Samples` with ``S = 1`` and ``info = {"num_iter", "log_density_per_start"}``.
+    """
+    init_key, key = jax.random.split(key)
+    flat, z0 = _initial(init_key, surrogate, data, init_z)
+    return _map_fit(key, surrogate, data, flat, z0, True, num_restarts=num_restarts, max_iter=max_iter, tol=tol)
+
+
+class InferenceConfig(NamedTuple):
+    """How a model's hyperparameters are inferred at every suggestion (static: hashable).
+
+    Attributes:
+      method: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
+      num_samples: samples ``S`` kept per suggestion (MCMC methods).
+      num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
+      num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
+      thin: MCMC steps between kept samples.
+      map_restarts: prior draws the first MAP fit also starts from (later fits refine the last estimate).
+    """
+
+    method: str = "slice"
+    num_samples: int = 10
+    num_burnin: int = 50
+    num_warmup: int = 5
+    thin: int = 1
+    map_restarts: int = 4
+
+    def validate(self) -> "InferenceConfig":
+        """The config itself, or a ``ValueError`` naming the invalid field."""
+        if self.method not in METHODS:
+            raise ValueError(f"unknown inference {self.method!r}; valid choices: {list(METHODS)}")
+        for field, low in (("num_samples", 1), ("thin", 1), ("map_restarts", 0), ("num_burnin", 0),
+                           ("num_warmup", 0)):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{field} must be an integer >= {low}, got {value!r}")
+        return self
+
+
+def num_params(surrogate: Surrogate, data) -> int:
+    """Length ``P`` of the flat unconstrained hyperparameter vector of ``surrogate`` on data shaped
+    like ``data`` (a :class:`Data`, or whatever the surrogate conditions on; only shapes are read)."""
+    shape = jax.eval_shape(lambda k, d: prior_draws(k, surrogate, d, 1), jax.random.key(0), data)
+    return int(shape.shape[-1])
+
+
+def to_params(surrogate: Surrogate, data):
+    """``z (P,) -> params``: the constrained params PyTree of a flat unconstrained vector."""
+    return _flat_view(surrogate, data, jax.random.key(0))[0].to_params
+
+
+def example_data(dim: int, dtype=jnp.float64) -> Data:
+    """A one-row :class:`Data` of dimension ``dim`` (for shapes, e.g. :func:`num_params`)."""
+    return Data(jnp.zeros((1, dim), dtype), jnp.zeros((1,), dtype), jnp.ones((1,), bool))
+
+
+def fit(key, surrogate: Surrogate, data: Data, config: InferenceConfig, previous_z, first) -> Samples:
+    """Hyperparameter samples for one suggestion, cold or warm in one traceable program.
+
+    Where ``first`` (may be traced) the chain starts from a prior draw with ``num_burnin`` discarded
+    sweeps (MAP: also from ``map_restarts`` prior draws); otherwise from ``previous_z`` (the last
+    sample of the previous suggestion) with ``num_warmup``. Slice sampling and MAP take the count as
+    an array, so both cases are one compiled loop; NUTS adapts its step size over a static number
+    of steps and compiles both branches of a ``lax.cond``.
+
+    Args:
+      key: PRNG key.
+      surrogate: the model; data: padded observations.
+      config: the method and its sizes.
+      previous_z: ``(P,)`` last unconstrained sample of the previous fit (ignored where ``first``).
+      first: bool scalar.
+    Returns:
+      :class:`Samples` (``S = num_samples``; 1 for MAP).
+    """
+    init_key, key = jax.random.split(key)
+    flat, draw = _flat_view(surrogate, data, init_key)
+    z = jnp.where(first, draw, previous_z.astype(draw.dtype))
+    if config.method == "slice":
+        num_warmup = jnp.where(first, config.num_burnin, config.num_warmup)
+        return _slice_chain(key, flat, z, num_warmup, num_samples=config.num_samples, thin=config.thin,
+                            width=1.0, max_steps_out=10, max_shrink=50)
+    if config.method == "map":
+        return _map_fit(key, surrogate, data, flat, z, first, num_restarts=config.map_restarts, max_iter=100,
+                        tol=1e-5)
+    options = dict(num_samples=config.num_samples, thin=config.thin)
+    cold = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_burnin, **options)
+    warm = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_warmup, **options)
+    return jax.lax.cond(first, cold, warm)
 
 
 def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous: Samples | None = None,

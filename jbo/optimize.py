@@ -48,6 +48,11 @@ def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale:
 def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01):
     """Maximise ``score_fn`` over the unit cube from the best of ``anchors``.
 
+    Traceable (call it inside your own ``jit``). Called outside ``jit`` with a score that is a
+    :class:`jax.tree_util.Partial` (what :func:`jbo.acquisition.integrate` returns), it runs a
+    compiled program that the next call reuses as long as the shapes and the Partial's functions are
+    the same: the score's arrays are arguments, not constants baked into the program.
+
     Args:
       score_fn: pure ``(m, D) -> (m,)`` function of a batch of unit-cube points (the points must be
         scored independently: the gradient of the sum is then the per-point gradient).
@@ -58,6 +63,12 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
     Returns:
       ``(x, score)``: the best point visited ``(D,)`` and its score.
     """
+    if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer):
+        return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate)
+    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate)
+
+
+def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float):
     anchor_scores = score_fn(anchors)
     anchor_scores = jnp.where(jnp.isnan(anchor_scores), -jnp.inf, anchor_scores)
     top_scores, top_idx = jax.lax.top_k(anchor_scores, min(top_k, anchors.shape[0]))
@@ -91,3 +102,6 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
     best_x, best_s = track(best_x, best_s, x, score_fn(x))
     i = jnp.argmax(best_s)
     return best_x[i], best_s[i]
+
+
+_maximize_compiled = jax.jit(_maximize, static_argnames=("top_k", "num_steps", "learning_rate"))

@@ -18,6 +18,7 @@ import numpy as np
 
 from jbo import journal as journal_io
 from jbo import loop
+from jbo.models.base import ModelConfig
 from jbo.spaces import Space
 
 
@@ -57,10 +58,14 @@ class Optimizer:
 
     Args:
       space: the search space.
-      model, inference, acquisition, seed: see :class:`jbo.loop.Settings`.
+      model: a model name (:data:`jbo.models.NAMES`) or a config object (``jbo.models.GP(...)``).
+      inference: how the model's hyperparameters are inferred (``"slice"``, ``"nuts"``, ``"map"``;
+        default: the model's, slice sampling).
+      acquisition, seed: see :class:`jbo.loop.Settings`.
       journal: path of a JSONL journal to append every observation to (optional).
-      **options: any other field of :class:`jbo.loop.Settings` (``n_init``, ``kernel``,
-        ``num_samples``, ``maximize={...}``, ...).
+      **options: the loop's other settings (``n_init``, ``maximize={...}``, ``failures``, ``dtype``,
+        ``ucb_beta``) and the model's options (``kernel``, ``num_samples``, ``n_networks``, ...; see
+        the model's config in :mod:`jbo.models`). An option the model does not have is an error.
 
     Example::
 
@@ -69,37 +74,49 @@ class Optimizer:
         opt.tell(cfg, f(cfg))
     """
 
-    def __init__(self, space: Space, model: str = "gp", inference: str = "slice", acquisition: str = "ei",
-                 seed: int = 0, journal: str | os.PathLike | None = None, **options):
+    def __init__(self, space: Space, model: str | ModelConfig = "gp", inference: str | None = None,
+                 acquisition: str = "ei", seed: int = 0, journal: str | os.PathLike | None = None, **options):
         if not isinstance(space, Space):
             raise TypeError(f"space must be a jbo.Space, got {type(space).__name__}")
-        self.space = space
-        self.settings = loop.Settings(model=model, inference=inference, acquisition=acquisition, seed=int(seed),
-                                      **options)
-        _enable_dtype(self.settings.dtype)
-        self.state = loop.init(space.dim)
-        self.history: list[dict] = []
-        self.last_info: dict = {}
-        self._journal = None
+        if inference is not None:
+            options["inference"] = inference
+        settings = loop.Settings.create(model, acquisition=acquisition, seed=seed, **options)
+        self._start(space, settings)
         if journal is not None:
             if os.path.exists(journal) and os.path.getsize(journal) > 0:
                 raise FileExistsError(f"journal {os.fspath(journal)!r} exists; use Optimizer.resume() to continue it")
             self._journal = journal_io.Journal(journal)
             self._journal.write({"type": "settings", "space": space.to_dict(), "settings": self.settings.to_dict()})
 
-    @classmethod
-    def resume(cls, path: str | os.PathLike) -> "Optimizer":
-        """Rebuild an optimizer from its journal (space, settings, observations) and keep appending to it."""
-        header, observations = journal_io.read(path)
-        space = Space.from_dict(header["space"])
-        settings = loop.Settings.from_dict(header["settings"])
-        opt = cls.__new__(cls)
-        opt.space, opt.settings = space, settings
+    def _start(self, space: Space, settings: loop.Settings) -> None:
+        self.space, self.settings = space, settings
         _enable_dtype(settings.dtype)
-        opt.state, opt.history, opt.last_info, opt._journal = loop.init(space.dim), [], {}, None
+        self.state = loop.init(settings, space)
+        self.history: list[dict] = []
+        self.last_info: dict = {}
+        self._journal = None
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike, space: Space | None = None, **settings) -> "Optimizer":
+        """Rebuild an optimizer from its journal (space, settings, observations) and keep appending to it.
+
+        Args:
+          path: the journal.
+          space: the space the caller expects; a ``ValueError`` names the parameters where it differs
+            from the journal's (``None``: take the journal's).
+          **settings: settings the caller expects (as for :class:`Optimizer`); a ``ValueError`` names
+            those that differ from the journal's.
+        """
+        header, observations = journal_io.read(path)
+        journal_space = Space.from_dict(header["space"])
+        journal_settings = loop.Settings.from_dict(header["settings"])
+        check_resume(path, journal_space, journal_settings, space, settings)
+        opt = cls.__new__(cls)
+        opt._start(journal_space, journal_settings)
         for record in observations:
-            opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"))
-        # Continue the seed stream after the replayed evaluations.
+            opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
+                        x=record.get("x"))
+        # Continue the key stream after the replayed evaluations.
         opt.state = opt.state._replace(n_suggested=len(observations))
         opt._truncate_partial(path)
         opt._journal = journal_io.Journal(path)
@@ -122,20 +139,25 @@ class Optimizer:
                 f.write(b"\n")
 
     # -- ask / tell ---------------------------------------------------------------------------------
-    def ask(self, n: int | None = None):
+    def ask(self, n: int | None = None, size: int | None = None):
         """Suggest one configuration (a dict in user units), or a list of ``n``.
 
         For a conditional space a configuration holds only its active parameters.
 
         Points of a batch are chosen one after another, each earlier one entering the model as a
         fantasy at its predicted mean (kriging believer), so the batch spreads out.
+
+        Args:
+          n: batch size (``None``: one configuration, not a list).
+          size: padded size of the model's observation buffers (default: a bucket of ``N``;
+            :func:`minimize` passes one size for a whole small budget so that one program serves it).
         """
         count = 1 if n is None else int(n)
         if count < 1:
             raise ValueError(f"n must be >= 1, got {n!r}")
         configs = []
         for _ in range(count):
-            self.state, x, self.last_info = loop.suggest(self.settings, self.space, self.state)
+            self.state, x, self.last_info = loop.suggest(self.settings, self.space, self.state, size=size)
             configs.append(self.space.decode(x))
         return configs[0] if n is None else configs
 
@@ -156,17 +178,22 @@ class Optimizer:
                 raise ValueError(f"value must be a number or None, got {type(value).__name__}") from None
         self._record(config, value, error, None)
 
-    def _record(self, config, value, error, seconds):
+    def _record(self, config, value, error, seconds, x=None):
         config = self.space.validate(config)
         clean = journal_io.clean_value(value)
         status = "ok" if clean is not None else "failed"
         if status == "failed" and error is None:
             error = "no value" if value is None else f"non-finite value {float(value)!r}"
+        if x is None:
+            x = loop.encode_observation(self.settings, self.space, config, len(self.state.y))
+            index = loop.match_pending(self.state, x, active=self.space.relevance(x))
+            if index is not None:  # the suggested row itself (its inactive columns included)
+                x = self.state.pending[index]
+        x = np.asarray(x, np.float64)
         record = {"type": "observation", "config": config, "value": clean, "status": status,
-                  "error": error if status == "failed" else None, "seconds": seconds}
+                  "error": error if status == "failed" else None, "seconds": seconds, "x": x.tolist()}
         if self._journal is not None:  # written before the state changes: nothing told is ever lost
             self._journal.write(record)
-        x = loop.encode_observation(self.settings, self.space, config, len(self.state.y))
         self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x))
         self.history.append({k: record[k] for k in ("config", "value", "status", "error", "seconds")})
 
@@ -189,6 +216,52 @@ class Optimizer:
             self._journal.close()
 
 
+def check_resume(path, journal_space: Space, journal_settings: loop.Settings, space: Space | None,
+                 settings: dict) -> None:
+    """``ValueError`` naming what a resumed run's caller expects differently from its journal.
+
+    Args:
+      path: the journal (for the message).
+      journal_space, journal_settings: what the journal recorded.
+      space: the caller's space (``None``: no expectation).
+      settings: the caller's explicit settings (``model``, ``inference``, loop and model options).
+    """
+    problems = []
+    if space is not None and space != journal_space:
+        mine, theirs = space.to_dict()["params"], journal_space.to_dict()["params"]
+        mine, theirs = {p["name"]: p for p in mine}, {p["name"]: p for p in theirs}
+        names = sorted(set(mine) ^ set(theirs)) + sorted(n for n in set(mine) & set(theirs) if mine[n] != theirs[n])
+        problems.append(f"space parameter(s) {names or list(mine)} differ from the journal's "
+                        f"({journal_space!r})")
+    if settings:
+        wanted = dict(settings)
+        model = wanted.pop("model", None)
+        same_name = model is None or (isinstance(model, str) and model == journal_settings.model.name)
+        loop_fields = {f: getattr(journal_settings, f) for f in loop.LOOP_FIELDS}
+        try:
+            expected = loop.Settings.create(journal_settings.model if same_name else model, **{**loop_fields, **wanted})
+        except ValueError as err:
+            raise ValueError(f"cannot resume {os.fspath(path)!r}: {err}") from None
+        fields = sorted(k for k in wanted if _setting(expected, k) != _setting(journal_settings, k))
+        if expected.model.name != journal_settings.model.name or (
+                isinstance(model, ModelConfig) and model != journal_settings.model):
+            fields.insert(0, "model")
+        if fields:
+            detail = ", ".join(f"{k}={_setting(expected, k)!r} (journal: {_setting(journal_settings, k)!r})"
+                               for k in fields)
+            problems.append(f"setting(s) {fields} differ from the journal's: {detail}")
+    if problems:
+        raise ValueError(f"cannot resume {os.fspath(path)!r}: " + "; ".join(problems)
+                         + ". Resume with the journal's space and settings (or none), or start a new journal.")
+
+
+def _setting(settings: loop.Settings, name: str):
+    if name == "model":
+        return settings.model.name
+    value = getattr(settings, name) if name in loop.LOOP_FIELDS else getattr(settings.model, name, None)
+    return value._asdict() if hasattr(value, "_asdict") else value
+
+
 def evaluate_safely(fn: Callable, config: dict) -> tuple[float | None, str | None, float]:
     """Call ``fn(config)``; an exception or a non-numeric/non-finite return is a failure, not a crash."""
     start = time.perf_counter()
@@ -203,41 +276,48 @@ def evaluate_safely(fn: Callable, config: dict) -> tuple[float | None, str | Non
     return value, error, time.perf_counter() - start
 
 
-def minimize(fn: Callable[[dict], float], space: Space, budget: int = 50, model: str = "gp",
-             inference: str = "slice", acquisition: str = "ei", seed: int = 0,
-             journal: str | os.PathLike | None = None, resume: bool = False, progress: bool = False,
-             callback: Callable[[Optimizer], None] | None = None, **options) -> Result:
+def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
+             model: str | ModelConfig | None = None, inference: str | None = None, acquisition: str | None = None,
+             seed: int | None = None, journal: str | os.PathLike | None = None, resume: bool = False,
+             progress: bool = False, callback: Callable[[Optimizer], None] | None = None, **options) -> Result:
     """Minimise ``fn`` over ``space`` with ``budget`` evaluations (initial design included).
 
     Args:
       fn: objective taking a config dict in user units; raising or returning nan/inf is recorded as
         a failure and the run goes on.
-      space: the search space.
+      space: the search space (may be ``None`` when resuming: the journal's).
       budget: total number of evaluations.
-      model, inference, acquisition, seed, **options: see :class:`Optimizer`.
+      model, inference, acquisition, seed, **options: see :class:`Optimizer` (defaults ``"gp"``, the
+        model's inference, ``"ei"``, 0).
       journal: JSONL journal path. With ``resume=True`` and an existing journal, the run continues
-        from it (its settings win) until ``budget`` evaluations exist in total.
+        from it until ``budget`` evaluations exist in total; a space or a setting passed explicitly
+        that differs from the journal's is a ``ValueError`` naming it.
       progress: show a progress bar with the best value so far.
       callback: called with the optimizer after every evaluation.
     Returns:
       :class:`Result`.
     """
-    if int(budget) < 1:
-        raise ValueError(f"budget must be >= 1, got {budget!r}")
+    if isinstance(budget, bool) or int(budget) != budget or int(budget) < 1:
+        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    budget = int(budget)
     start = time.perf_counter()
+    explicit = {k: v for k, v in dict(model=model, inference=inference, acquisition=acquisition, seed=seed).items()
+                if v is not None}
     if resume and journal is not None and os.path.exists(journal) and os.path.getsize(journal) > 0:
-        opt = Optimizer.resume(journal)
+        opt = Optimizer.resume(journal, space=space, **explicit, **options)
     else:
-        opt = Optimizer(space, model=model, inference=inference, acquisition=acquisition, seed=seed,
-                        journal=journal, **options)
+        if space is None:
+            raise ValueError("space is required unless resuming from a journal")
+        opt = Optimizer(space, journal=journal, **{"model": "gp", **explicit}, **options)
+    size = run_size(budget)
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=int(budget), initial=opt.n_observed, desc="jbo", unit="eval", dynamic_ncols=True)
+        bar = tqdm(total=budget, initial=opt.n_observed, desc="jbo", unit="eval", dynamic_ncols=True)
     try:
         while opt.n_observed < budget:
-            config = opt.ask()
+            config = opt.ask(size=size(opt.n_observed))
             value, error, seconds = evaluate_safely(fn, config)
             opt._record(config, value, error, seconds)
             if callback is not None:
@@ -253,3 +333,8 @@ def minimize(fn: Callable[[dict], float], space: Space, budget: int = 50, model:
     best = opt.best
     return Result(best[0] if best else None, best[1] if best else math.inf, list(opt.history),
                   time.perf_counter() - start)
+
+
+def run_size(budget: int) -> Callable[[int], int | None]:
+    """The padded sizes of a run of ``budget`` evaluations: ``n -> size`` (``None``: the default bucket)."""
+    return lambda n: None

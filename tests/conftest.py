@@ -7,6 +7,7 @@ conftest, before any test module is collected. Tests of the float32 path pass ex
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("JBO_NO_CACHE", "1")  # ``import jbo`` turns on the persistent cache: never write ~/.cache
 
 import jax  # noqa: E402
 

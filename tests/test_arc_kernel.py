@@ -387,7 +387,8 @@ def test_arc_model_ask_tell():
     """A few ask/tell steps with model="arc" on a conditional space: configurations hold exactly
     their active parameters, the model phase runs with ω and ρ per encoded column, and the GP's
     kernel reads the space's relevance mask."""
-    from jbo import Optimizer, loop
+    from jbo import Optimizer
+    from jbo.models import arc
 
     space = _mlp_like_space()
     opt = Optimizer(space, model="arc", seed=1, n_init=4, num_samples=2, num_burnin=4, num_warmup=2,
@@ -403,11 +404,11 @@ def test_arc_model_ask_tell():
     samples = opt.state.model_state
     kp = samples.params["kernel"]
     assert kp["omega"].shape == (2, space.dim) and kp["rho"].shape == (2, space.dim)
-    assert np.all(np.isfinite(np.asarray(samples.log_density)))
-    surrogate = loop.arc_surrogate("matern52", False, space)
-    assert surrogate is loop.arc_surrogate("matern52", False, _mlp_like_space())  # cached per equal space
-    with pytest.raises(ValueError, match="warp"):
-        loop.arc_surrogate("matern52", True, space)
+    assert all(np.all(np.isfinite(np.asarray(leaf))) for leaf in jax.tree_util.tree_leaves(samples.params))
+    surrogate = arc.surrogate_for("matern52", space)
+    assert surrogate is arc.surrogate_for("matern52", _mlp_like_space())  # cached per equal space
+    with pytest.raises(ValueError, match="warp"):  # the arc kernel has no input warping
+        Optimizer(space, model="arc", warp=True)
 
 
 def test_arc_kernel_on_space_relevance_meets_desiderata():

@@ -555,7 +555,12 @@ def test_gp_initial_design_and_random_fill():
     delta = space.relevance(x)
     np.testing.assert_array_equal(x[delta == 1], space.encode_many([h["config"] for h in opt.history])[delta == 1])
     assert len(np.unique(x[delta == 0])) == int((delta == 0).sum())  # inactive columns: random fill
-    np.testing.assert_array_equal(loop.encode_observation(opt.settings, space, opt.history[2]["config"], 2), x[2])
+    # A suggested point is recorded as suggested (its inactive columns included)...
+    np.testing.assert_array_equal(loop.initial_design(opt.settings, space)[:4], x)
+    # ...a configuration told from elsewhere gets a reproducible random fill.
+    other = space.sample(np.random.default_rng(5), 1)[0]
+    opt.tell(other, 1.0)
+    np.testing.assert_array_equal(loop.encode_observation(opt.settings, space, other, 4), opt.state.x[4])
 
 
 @pytest.mark.slow

@@ -22,7 +22,8 @@ from jax.scipy.special import gammaln
 from numpyro.diagnostics import effective_sample_size
 from numpyro.infer import MCMC
 
-from jbo import inference, loop
+from jbo import inference
+from jbo.models.gp import surrogate_for
 from jbo import slice as jslice
 from jbo.data import pad_data
 from jbo.inference import Samples
@@ -203,7 +204,7 @@ def test_slice_sampler_kernel_reports_stalls_under_mcmc():
 
 # ----------------------------------------------------------------------------- MAP on a GP
 
-GP = loop.make_surrogate("gp", "matern52", False)  # the loop's (cached) surrogate: shares compiles
+GP = surrogate_for("matern52")  # the GP model's (cached) surrogate
 
 
 def _gp_data(n=12, d=2, seed=0):

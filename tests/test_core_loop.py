@@ -53,20 +53,22 @@ def random_configs(n, seed):
 # ============================================================================ compilation per bucket
 
 
-def test_propose_traced_once_per_bucket(space, monkeypatch):
-    traces = []
-    original = loop.maximize
+def test_suggestion_traced_once_per_bucket(space, monkeypatch):
+    from jbo.models import sampled
 
-    def counting_maximize(score_fn, anchors, *args, **kwargs):  # runs only while propose is traced
+    traces = []
+    original = sampled.maximize
+
+    def counting_maximize(score_fn, anchors, *args, **kwargs):  # runs only while the step is traced
         traces.append(anchors.shape)
         return original(score_fn, anchors, *args, **kwargs)
 
-    monkeypatch.setattr(loop, "maximize", counting_maximize)
-    # A ucb_beta (a static argument of propose) no other test uses: every bucket is a fresh trace.
+    monkeypatch.setattr(sampled, "maximize", counting_maximize)
+    # Search sizes (static: part of the program) no other test uses: every bucket is a fresh trace.
     # (UCB and a short Adam search keep the three compilations cheap.)
-    options = dict(COMMON, acquisition="ucb", ucb_beta=1.2345, maximize=dict(MAXIMIZE, num_steps=5))
+    options = dict(COMMON, acquisition="ucb", ucb_beta=1.2345, maximize=dict(MAXIMIZE, num_steps=5, local_scale=0.0517))
     opt = jbo.Optimizer(space, seed=3, **options)
-    cache_before = loop.propose._cache_size() if hasattr(loop.propose, "_cache_size") else None
+    cache_before = loop.compiled_suggestion._cache_size()
     for _ in range(4):  # the Sobol design
         c = opt.ask()
         opt.tell(c, branin(c))
@@ -84,8 +86,7 @@ def test_propose_traced_once_per_bucket(space, monkeypatch):
     assert buckets == [bucket_size(n) for n in (4, 5, 17, 18, 25, 26)]
     assert len(set(buckets)) == 3
     assert len(traces) == len(set(buckets)), (traces, buckets)
-    if cache_before is not None:
-        assert loop.propose._cache_size() - cache_before == len(set(buckets))
+    assert loop.compiled_suggestion._cache_size() - cache_before == len(set(buckets))
 
 
 def test_bucket_count_for_a_200_iteration_run():
@@ -410,3 +411,71 @@ def test_sigkill_then_resume_loses_nothing(space, tmp_path):
     # the resumed evaluations are new points, not repeats of the earlier ones
     seen = {tuple(r["config"].values()) for r in before}
     assert all(tuple(c.values()) not in seen for c in calls)
+
+
+# ============================================================================ warm starts and resuming
+
+
+def test_told_observations_count_towards_the_initial_design(space):
+    """Data told before the first ask shorten the initial design; 40 of them skip it."""
+    warm = jbo.Optimizer(space, seed=0, **COMMON)
+    for config in random_configs(40, seed=1):
+        warm.tell(config, branin(config))
+    assert_valid(space, warm.ask())
+    assert warm.last_info["phase"] == "model"
+    opt = jbo.Optimizer(space, seed=0, **COMMON)  # n_init = 4
+    for config in random_configs(2, seed=1):
+        opt.tell(config, float("nan") if config["x1"] > 100 else branin(config))
+    phases = []
+    for _ in range(3):  # pending points count too
+        opt.ask()
+        phases.append(opt.last_info["phase"])
+    assert phases == ["initial", "initial", "model"]
+
+
+def test_resume_with_another_space_or_settings_names_them(space, tmp_path):
+    path = tmp_path / "run.jsonl"
+    jbo.minimize(branin, space, budget=5, journal=path, seed=1, **COMMON)
+    renamed = jbo.Space({"x1": jbo.Real(-5.0, 10.0), "x3": jbo.Real(0.0, 15.0)})
+    with pytest.raises(ValueError, match=r"\['x2', 'x3'\]"):
+        jbo.minimize(branin, renamed, budget=6, journal=path, resume=True)
+    wider = jbo.Space({"x1": jbo.Real(-5.0, 10.0), "x2": jbo.Real(0.0, 20.0)})
+    with pytest.raises(ValueError, match=r"\['x2'\]"):
+        jbo.minimize(branin, wider, budget=6, journal=path, resume=True)
+    with pytest.raises(ValueError, match=r"\['inference'\].*'slice' \(journal: 'map'\)"):
+        jbo.minimize(branin, space, budget=6, journal=path, resume=True, inference="slice")
+    with pytest.raises(ValueError, match=r"\['seed'\]"):
+        jbo.minimize(branin, space, budget=6, journal=path, resume=True, seed=2)
+    with pytest.raises(ValueError, match=r"\['model'\]"):
+        jbo.minimize(branin, space, budget=6, journal=path, resume=True, model="random")
+    with pytest.raises(ValueError, match="n_init"):
+        jbo.Optimizer.resume(path, n_init=7)
+    assert len(journal_io.read(path)[1]) == 5  # nothing was appended by the refused resumes
+    # The journal's own space and settings, or none, keep working.
+    res = jbo.minimize(branin, space, budget=6, journal=path, resume=True, seed=1, **COMMON)
+    assert len(res.history) == 6
+    res = jbo.minimize(branin, None, budget=7, journal=path, resume=True)
+    assert len(res.history) == 7
+
+
+@pytest.mark.parametrize("name, model, n_networks", [("gp", "gp", None), ("ensemble", "ensemble", 2)])
+def test_journals_written_before_model_configs_resume(tmp_path, name, model, n_networks):
+    """Journals of the flat settings format (written by jbo before models had configs) still resume."""
+    import shutil
+
+    path = tmp_path / "old.jsonl"
+    shutil.copy(os.path.join(os.path.dirname(__file__), "data", f"journal-v0-{name}.jsonl"), path)
+    header, observations = journal_io.read(path)
+    opt = jbo.Optimizer.resume(path)
+    assert opt.settings.model.name == model and opt.settings.model.inference == "map"
+    assert opt.settings.seed == header["settings"]["seed"] and opt.settings.n_init == 4
+    if n_networks:
+        assert opt.settings.model.n_networks == n_networks and opt.settings.model.aggregator == "median"
+        assert opt.settings.model.network.hidden == (8, 8) and opt.settings.maximize.num_steps == 0
+    assert opt.n_observed == len(observations)
+    config = opt.ask()
+    assert opt.last_info["phase"] == "model"
+    opt.tell(config, branin(config))
+    opt.close()
+    again = jbo.Optimizer.resume(path)  # now a journal with old settings and new observation records
+    assert again.n_observed == len(observations) + 1

@@ -262,14 +262,16 @@ def test_aggregators():
 ])
 def test_settings_validation_names_the_field(options, field):
     with pytest.raises(ValueError, match=field):
-        loop.Settings(**options)
+        loop.Settings.create(**options)
 
 
 def test_settings_round_trip_through_json():
-    s = loop.Settings(model="ensemble", n_networks=3, aggregator=0.8, network={"hidden": [20, 20], "num_steps": 10})
+    s = loop.Settings.create("ensemble", n_networks=3, aggregator=0.8, network={"hidden": [20, 20], "num_steps": 10})
     again = loop.Settings.from_dict(json.loads(json.dumps(s.to_dict())))
-    assert again == s and again.network.hidden == (20, 20) and again.ensemble_size == 3
-    assert loop.Settings(model="dngo").ensemble_size == 1 and loop.Settings(model="ensemble").ensemble_size == 5
+    assert again == s and again.model.network.hidden == (20, 20) and again.model.n_networks == 3
+    assert loop.Settings(model="dngo").model.n_networks == 1 and loop.Settings(model="ensemble").model.n_networks == 5
+    with pytest.raises(ValueError, match="n_networks"):
+        loop.Settings.create("dngo", n_networks=3)
 
 
 def test_dngo_search_defaults_and_partial_maximize_options():
@@ -289,7 +291,7 @@ def test_curvature_scale_reaches_the_prior():
     stats = blr.basis_stats(*(jnp.asarray(a) for a in random_problem()))
 
     def draws(scale):
-        surrogate = loop._blr_surrogate(True, scale)
+        surrogate = dngo.blr_for(True, scale)
         with numpyro.handlers.seed(rng_seed=0):
             return np.concatenate([np.asarray(surrogate.prior(stats)["curvature"]) for _ in range(400)])
     ratio = np.median(draws(10.0)) / np.median(draws(1.0))
@@ -361,15 +363,15 @@ diff = max(float(jnp.max(jnp.abs(a - b))) for a, b in zip(jax.tree_util.tree_lea
 p = get_problem("sinone", 2)
 space = p.space()
 network = dngo.NetworkConfig.create(hidden=[50, 50, 50], activation="relu_tanh", num_steps=100, batch_size=0)
-settings = loop.Settings(model="ensemble", n_networks=3, seed=0, network=network, inference="map",
-                         quadratic_prior=False, acquisition="ucb", ucb_beta=16.0)
+settings = loop.Settings.create("ensemble", n_networks=3, seed=0, network=network, inference="map",
+                                quadratic_prior=False, acquisition="ucb", ucb_beta=16.0)
 x0 = space.sobol(20, seed=0)
-state = loop.init(2)._replace(x=x0, y=np.asarray(p.fn(jnp.asarray(x0))), n_suggested=20)
+state = loop.init(settings, space)._replace(x=x0, y=np.asarray(p.fn(jnp.asarray(x0))), n_suggested=20)
 points = []
 for _ in range(2):
     state, point, info = loop.suggest(settings, space, state)
     points.append(point.tolist())
-samples = state.model_state.samples.params
+samples = state.model_state.params
 print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tree_leaves(samples)[0].shape)}))
 """
 

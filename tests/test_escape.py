@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import jax
 import numpy as np
 import pytest
 
@@ -54,18 +57,35 @@ def test_improvements_below_the_tolerance_do_not_end_a_stall():
 def test_plan_searches_outside_the_neighbourhood_from_the_best_outside():
     x, y = history(near=3, far=0)
     anchors = np.random.default_rng(1).random((64, 2))
-    plan = escape.plan(x, y, SCALE, anchors, CONFIG, np.random.default_rng(2), num_local=16, local_scale=0.05)
-    assert plan is not None
+    plan = escape.plan(jax.random.key(2), x, y, SCALE, anchors, -5.0, CONFIG, num_local=16, local_scale=0.05)
+    assert bool(plan.active)
     assert plan.anchors.shape == anchors.shape
     centre, inverse_scale, radius_squared = (np.asarray(a) for a in plan.exclusion)
     np.testing.assert_allclose(centre, [0.5, 0.5])
     np.testing.assert_allclose(inverse_scale, 1.0 / SCALE)
     assert radius_squared == pytest.approx(CONFIG.radius**2)
-    distance = np.sqrt(np.sum(((np.asarray(plan.anchors) - centre) / SCALE) ** 2, axis=-1))
-    assert np.all(distance > CONFIG.radius)
     outside = np.sqrt(np.sum(((x - centre) / SCALE) ** 2, axis=-1)) > CONFIG.radius
     assert float(plan.best) == pytest.approx(y[outside].min())
-    assert escape.plan(*history(near=2, far=0), SCALE, anchors, CONFIG, np.random.default_rng(2), 16, 0.05) is None
+    # The local anchors scatter around the best observations outside the neighbourhood.
+    best_outside = x[outside][np.argsort(y[outside])[:5]]
+    local = np.asarray(plan.anchors)[-16:]
+    assert np.all(np.min(np.abs(local[:, None] - best_outside[None]).max(-1), axis=1) < 0.25)
+    # Not stalled: the usual search, and an exclusion that masks nothing.
+    calm = escape.plan(jax.random.key(2), *history(near=2, far=0), SCALE, anchors, -5.0, CONFIG, 16, 0.05)
+    assert not bool(calm.active) and float(calm.best) == -5.0 and float(calm.exclusion[2]) < 0
+    np.testing.assert_array_equal(np.asarray(calm.anchors), anchors)
+
+
+def test_padded_rows_do_not_count():
+    x, y = history(near=3, far=0)
+    padded_x = np.concatenate([x, np.full((5, 2), 0.5)])
+    padded_y = np.concatenate([y, np.full(5, -9.0)])
+    mask = np.arange(len(padded_y)) < len(y)
+    assert bool(escape.is_stalled(padded_x, padded_y, SCALE, CONFIG, mask))
+    x2, y2 = history(near=2, far=0)
+    mask2 = np.arange(len(y2) + 5) < len(y2)
+    assert not bool(escape.is_stalled(np.concatenate([x2, np.full((5, 2), 0.5)]),
+                                      np.concatenate([y2, np.full(5, -9.0)]), SCALE, CONFIG, mask2))
 
 
 def test_exclude_masks_the_neighbourhood_only():
@@ -87,23 +107,22 @@ def test_lengthscales_geometric_mean_over_samples():
 
 
 def test_settings_default_per_model_validation_and_round_trip():
-    assert loop.Settings().escape is False  # opt-in
-    assert loop.Settings(escape=True).escape == EscapeConfig()
-    assert loop.Settings(model="dngo").escape is False
-    assert loop.Settings(escape=False).escape is False
-    assert loop.Settings(escape={"patience": 7}).escape == EscapeConfig(patience=7)
-    settings = loop.Settings(escape={"radius": 3})
-    assert loop.Settings.from_dict(settings.to_dict()) == settings
+    assert loop.Settings().model.escape is False  # opt-in
+    assert loop.Settings.create(escape=True).model.escape == EscapeConfig()
+    assert loop.Settings.create(escape=False).model.escape is False
+    assert loop.Settings.create(escape={"patience": 7}).model.escape == EscapeConfig(patience=7)
+    settings = loop.Settings.create(escape={"radius": 3})
+    assert loop.Settings.from_dict(json.loads(json.dumps(settings.to_dict()))) == settings
     with pytest.raises(ValueError, match="escape.patience"):
-        loop.Settings(escape={"patience": 0})
+        loop.Settings.create(escape={"patience": 0})
     with pytest.raises(ValueError, match="escape.radius"):
-        loop.Settings(escape={"radius": float("nan")})
+        loop.Settings.create(escape={"radius": float("nan")})
     with pytest.raises(ValueError, match="escape.near"):
-        loop.Settings(escape={"near": 0})
+        loop.Settings.create(escape={"near": 0})
     with pytest.raises(ValueError, match="unknown escape option"):
-        loop.Settings(escape={"radus": 2.0})
-    with pytest.raises(ValueError, match="model='dngo'"):
-        loop.Settings(model="dngo", escape=True)
+        loop.Settings.create(escape={"radus": 2.0})
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['escape'\] for model 'dngo'"):
+        loop.Settings.create("dngo", escape=True)
 
 
 SPACE = jbo.Space({"a": jbo.Real(0.0, 1.0), "b": jbo.Real(0.0, 1.0)})
@@ -141,7 +160,7 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     # Without the rule the same state refines the incumbent.
     plain = stalled_optimizer(seed=0, near=5)
     config = plain.ask()
-    assert not plain.last_info["escape"]
+    assert "escape" not in plain.last_info  # the rule is off
     assert np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2)) < EscapeConfig().radius
 
 
@@ -157,14 +176,15 @@ def test_escape_with_other_acquisitions_and_a_batch(acquisition):
 
 
 def test_training_rows_keep_the_order_of_observation():
-    """The stall rule reads the recent history, so failures are imputed in place, not appended."""
-    state = loop.init(2)
-    values = [3.0, float("nan"), 1.0, 2.0]
-    for i, value in enumerate(values):
-        state = loop.observe(state, np.full(2, 0.1 * i), value)
-    x, y_std, standardizer = loop.training_data(loop.Settings(failures="worst"), state)
-    np.testing.assert_allclose(x[:, 0], [0.0, 0.1, 0.2, 0.3])
-    np.testing.assert_allclose(standardizer.inverse(y_std), [3.0, 3.0, 1.0, 2.0])
-    x, y_std, standardizer = loop.training_data(loop.Settings(failures="ignore"), state)
-    np.testing.assert_allclose(x[:, 0], [0.0, 0.2, 0.3])
-    np.testing.assert_allclose(standardizer.inverse(y_std), [3.0, 1.0, 2.0])
+    """The stall rule reads the recent history, so failures are imputed in place (or masked), not moved."""
+    history = loop.History(np.array([[0.0], [0.1], [0.2], [0.3], [0.5]]), np.array([3.0, np.nan, 1.0, 2.0, np.nan]),
+                           np.array([True, True, True, True, False]))
+    data, best, num_ok = loop.standardize(history, "worst")
+    np.testing.assert_array_equal(np.asarray(data.mask), [True, True, True, True, False])
+    values = np.array([3.0, 3.0, 1.0, 2.0])
+    np.testing.assert_allclose(np.asarray(data.y)[:4], (values - values.mean()) / values.std())
+    assert float(best) == pytest.approx((1.0 - values.mean()) / values.std()) and int(num_ok) == 3
+    data, _, _ = loop.standardize(history, "ignore")
+    np.testing.assert_array_equal(np.asarray(data.mask), [True, False, True, True, False])
+    values = np.array([3.0, 1.0, 2.0])
+    np.testing.assert_allclose(np.asarray(data.y)[[0, 2, 3]], (values - values.mean()) / values.std())

@@ -87,6 +87,23 @@ def tree_value(config: Mapping, levels: int, shared: bool) -> float:
     return value
 
 
+def tree_value_jax(config: Mapping, levels: int, shared: bool):
+    """:func:`tree_value` on JAX values (traceable): ``config`` holds every parameter, active or not, as
+    :meth:`jbo.spaces.Space.decode_arrays` gives them; only the active ones are read."""
+    import jax.numpy as jnp
+
+    n_leaves = 2**levels
+    decisions = jnp.stack([jnp.asarray(config[f"x{k}"]) for k in range(1, n_leaves)]).astype(jnp.int32)
+    k = jnp.asarray(1, jnp.int32)
+    for _ in range(levels):
+        k = 2 * k + decisions[k - 1]
+    leaf_values = jnp.stack([jnp.asarray(config[f"x{m}"]) for m in range(n_leaves, 2 * n_leaves)])
+    value = leaf_values[k - n_leaves] ** 2 + 0.1 * (k - n_leaves + 1)
+    if shared:
+        value = value + jnp.stack([jnp.asarray(config[n]) for n in _shared_names(levels)])[decisions[0]]
+    return value
+
+
 def balanced_tree(name: str, levels: int, shared: bool) -> ConditionalProblem:
     """A Jenatton et al. synthetic balanced-tree problem (see the module docstring).
 
@@ -107,7 +124,10 @@ def balanced_tree(name: str, levels: int, shared: bool) -> ConditionalProblem:
     def objective(config: dict) -> float:
         return tree_value(config, levels, shared)
 
-    return ConditionalProblem(name, space, objective, OPTIMUM, space.validate(best))
+    def jax_objective(config: dict):
+        return tree_value_jax(config, levels, shared)
+
+    return ConditionalProblem(name, space, objective, OPTIMUM, space.validate(best), jax_objective)
 
 
 def _factory(name: str, levels: int, shared: bool) -> Callable[..., ConditionalProblem]:

@@ -88,8 +88,12 @@ class Problem(NamedTuple):
         """``fn`` on ``jnp.atleast_2d(x)``: a single point ``(dim,)`` gives shape ``(1,)``."""
         return self.fn(jnp.atleast_2d(jnp.asarray(x)))
 
-    def evaluate(self, config: Mapping[str, float]) -> float:
-        """Value at a configuration ``{"x1": ..., "x2": ...}`` in user units, as a Python float."""
+    def evaluate(self, config: Mapping[str, float]):
+        """Value at a configuration ``{"x1": ..., "x2": ...}`` in user units.
+
+        A Python float for Python numbers; for JAX values (inside ``jit``, e.g. the configurations
+        :func:`jbo.minimize_many` decodes) a JAX scalar, so the same method serves both drivers.
+        """
         names = self.names
         missing = [n for n in names if n not in config]
         extra = sorted(set(config) - set(names))
@@ -97,6 +101,8 @@ class Problem(NamedTuple):
             raise ValueError(
                 f"{self.name} expects keys {names}; missing {missing}, unexpected {extra}"
             )
+        if any(isinstance(config[n], jax.Array) for n in names):
+            return self.fn(jnp.stack([jnp.asarray(config[n]) for n in names])[None])[0]
         x = np.asarray([[float(config[n]) for n in names]])
         return float(self.fn(jnp.asarray(x))[0])
 
@@ -113,6 +119,8 @@ class ConditionalProblem(NamedTuple):
       objective: ``config -> float`` on a validated configuration, in user units.
       optimum: the known global minimum value.
       best_config: a global minimiser (its active parameters only).
+      jax_objective: the objective on JAX values (traceable), taking every parameter as
+        :meth:`jbo.spaces.Space.decode_arrays` gives them; ``None`` if the problem has none.
     """
 
     name: str
@@ -120,6 +128,7 @@ class ConditionalProblem(NamedTuple):
     objective: Callable[[dict], float]
     optimum: float
     best_config: dict
+    jax_objective: Callable | None = None
 
     @property
     def dim(self) -> int:
@@ -135,11 +144,17 @@ class ConditionalProblem(NamedTuple):
         """The conditional search space."""
         return self.search_space
 
-    def evaluate(self, config: Mapping) -> float:
+    def evaluate(self, config: Mapping):
         """Value at a configuration holding exactly its active parameters, as a Python float.
 
         Raises ``ValueError`` naming the parameter for a missing active or a stray inactive one.
+        For JAX values (inside ``jit``: every parameter, as :func:`jbo.minimize_many` decodes them)
+        it is :attr:`jax_objective`, a JAX scalar.
         """
+        if any(isinstance(v, jax.Array) for v in config.values()):
+            if self.jax_objective is None:
+                raise ValueError(f"{self.name} has no JAX objective: it runs through jbo.minimize, not minimize_many")
+            return self.jax_objective(config)
         return float(self.objective(self.search_space.validate(config)))
 
 

@@ -1,8 +1,27 @@
-"""The surrogate contract every model in jbo implements."""
+"""The contracts every model in jbo implements: a :class:`Surrogate` and a :class:`Model`.
+
+A *surrogate* is the probabilistic part, a tuple of pure functions over padded data (the exact GP,
+BLR on a basis, the tree GP). A *model* is what the BO loop runs: a validated, serialisable config
+plus two pure functions over padded arrays,
+
+* ``init(config, space, dtype) -> state``: the PyTree a model carries from one suggestion to the
+  next (warm-start samples, network weights), with the same structure and shapes at every step;
+* ``step(config, space, acquisition, state, inputs, key) -> (x, state, info)``: fit to
+  ``inputs.data`` and maximise ``acquisition`` (static, an :class:`Acquisition`); ``x`` ``(D,)`` in
+  the unit cube, ``info`` a dict of arrays.
+
+``step`` is traceable: the loop compiles it once per padded size for ask/tell, and ``lax.scan`` runs
+it for a whole run on a JAX objective (``jbo.minimize_many``). Models never import the loop.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+import dataclasses
+from typing import Any, Callable, ClassVar, NamedTuple
+
+import jax.numpy as jnp
+
+from jbo.data import Data
 
 
 class Surrogate(NamedTuple):
@@ -32,3 +51,125 @@ class Surrogate(NamedTuple):
     predict: Callable[[Any, Any], tuple[Any, Any]]
     fantasize: Callable[..., Any]
     predict_joint: Callable[[Any, Any], tuple[Any, Any]]
+
+
+class Pending(NamedTuple):
+    """Points suggested but not yet observed, padded to a static count.
+
+    Attributes:
+      x: ``(P, D)`` unit-cube points (``P`` may be 0).
+      mask: ``(P,)`` bool, ``True`` on real rows.
+    """
+
+    x: jnp.ndarray
+    mask: jnp.ndarray
+
+    @classmethod
+    def empty(cls, dim: int, dtype=jnp.float64) -> "Pending":
+        return cls(jnp.zeros((0, dim), dtype), jnp.zeros((0,), bool))
+
+
+class Acquisition(NamedTuple):
+    """What to maximise and how hard (static: hashable, part of the compiled program).
+
+    Attributes:
+      name: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"`` or ``"thompson"``.
+      maximize: sizes of the search (a :class:`jbo.optimize.MaximizeConfig`).
+    """
+
+    name: str
+    maximize: Any
+
+
+class Inputs(NamedTuple):
+    """Everything the loop hands a model for one suggestion (arrays only: traced under ``jit``).
+
+    Attributes:
+      data: padded observations, targets standardised, failures already handled.
+      pending: points being evaluated (fantasies).
+      anchors: ``(A, D)`` starting candidates of the acquisition search.
+      best: the incumbent on the standardised scale.
+      first: ``True`` when the model has not been fitted yet (cold start: burn-in, restarts).
+      ucb_beta: UCB's exploration weight (an array, so runs can ``vmap`` over it).
+    """
+
+    data: Data
+    pending: Pending
+    anchors: jnp.ndarray
+    best: jnp.ndarray
+    first: jnp.ndarray
+    ucb_beta: jnp.ndarray
+
+
+class Model(NamedTuple):
+    """A model as the loop sees it: its config type and its two pure functions.
+
+    Attributes:
+      config: the config class (a :class:`ModelConfig` subclass).
+      init: ``init(config, space, dtype) -> state``.
+      step: ``step(config, space, acquisition, state, inputs, key) -> (x (D,), state, info)``.
+      prepare: optional host-side work the ask/tell driver runs before the compiled step when
+        several devices are present: ``prepare(config, state, data, key, first) -> (config, state)``
+        (DNGO ensembles train their members split over the devices this way).
+    """
+
+    config: type
+    init: Callable
+    step: Callable
+    prepare: Callable | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig:
+    """Base of every model config: frozen (hashable, a static argument of compiled programs),
+    validated on construction, serialisable to the journal with :meth:`to_dict`.
+
+    Subclasses set ``kind`` (the model family) and may override :meth:`validate`, and ``name`` when
+    one config class serves several named models (``"dngo"``/``"ensemble"``).
+    """
+
+    kind: ClassVar[str] = ""
+
+    @property
+    def name(self) -> str:
+        """The model's name (a key of :data:`jbo.models.SHORTCUTS`)."""
+        return self.kind
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the field of any invalid value (subclasses extend)."""
+
+    def to_dict(self) -> dict:
+        """JSON-able fields, with the model's ``name``."""
+        out = {"name": self.name}
+        for f in dataclasses.fields(self):
+            out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+    @classmethod
+    def create(cls, **fields) -> "ModelConfig":
+        """Construction from keyword options; unknown names raise a ``ValueError`` listing the valid ones."""
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(fields) - set(known))
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown} for model {cls.kind!r}; valid: {known}")
+        return cls(**fields)
+
+    def replace(self, **fields) -> "ModelConfig":
+        return dataclasses.replace(self, **fields)
+
+
+def _jsonable(value):
+    if hasattr(value, "_asdict"):
+        return {k: _jsonable(v) for k, v in value._asdict().items()}
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def check_choice(field: str, value, choices) -> None:
+    """``ValueError`` naming ``field`` and listing ``choices`` unless ``value`` is one of them."""
+    if value not in choices:
+        raise ValueError(f"unknown {field} {value!r}; valid choices: {list(choices)}")

@@ -23,17 +23,23 @@ either way.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from typing import Any, NamedTuple, Sequence
+import math
+from typing import Any, ClassVar, NamedTuple, Sequence
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 
 from jbo import acquisition as acq
+from jbo import inference
 from jbo.devices import num_devices, over_devices
 from jbo.models import blr
+from jbo.models.base import Model, check_choice
+from jbo.models.sampled import SampledConfig
 from jbo.optimize import MaximizeConfig, maximize
 
 # DNGO's acquisition search: the best of the anchors, no gradient refinement. A tanh basis extrapolates
@@ -319,35 +325,40 @@ def ensemble_score(config: NetworkConfig, surrogate, weights, stats, posteriors,
 
 
 class EnsembleState(NamedTuple):
-    """What a DNGO ensemble carries between suggestions: stacked weights ``(E, …)`` and BLR samples ``(E, S, …)``."""
+    """What a DNGO ensemble carries between suggestions.
+
+    Attributes:
+      weights: stacked network weights ``(E, …)``.
+      z: ``(E, P)`` the last unconstrained BLR sample of every member (the next fit's warm start).
+      params: the last fit's BLR samples, constrained, ``(E, S, …)``.
+    """
 
     weights: Any
-    samples: Any
+    z: Any
+    params: Any
 
 
-@functools.partial(jax.jit, static_argnames=("config", "surrogate", "acquisition", "ucb_beta", "aggregator",
-                                             "maximize_config"))
-def propose(key, weights, params, stats, pending_x, pending_mask, anchors, best, *, config: NetworkConfig,
-            surrogate, acquisition: str, ucb_beta: float, aggregator, maximize_config):
-    """Jitted proposal of an ensemble: condition every member's samples, fantasise, maximise.
+def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, config: NetworkConfig, surrogate,
+            acquisition: str, aggregator, maximize_config):
+    """Proposal of an ensemble: condition every member's samples, fantasise, maximise (traceable).
 
     Args:
       key: PRNG key (Thompson sampling).
       weights: stacked network weights ``(E, …)``; params: BLR samples ``(E, S, …)``;
       stats: per-member :class:`~jbo.models.blr.BasisStats` ``(E, …)``.
-      pending_x, pending_mask: padded pending points or ``None`` (kriging-believer fantasies).
-      anchors: ``(A, D)`` starting candidates; best: incumbent (standardised).
-      config: network config; surrogate: the BLR surrogate; acquisition: name; ucb_beta: UCB weight;
+      pending: a :class:`~jbo.models.base.Pending` (kriging-believer fantasies; may have no rows).
+      anchors: ``(A, D)`` starting candidates; best: incumbent (standardised); ucb_beta: UCB weight.
+      config: network config; surrogate: the BLR surrogate; acquisition: name;
       aggregator: member aggregation (:func:`aggregate`); maximize_config: search sizes.
     Returns:
       ``(x (D,), score)``.
     """
     condition = jax.vmap(jax.vmap(surrogate.condition, in_axes=(0, None)), in_axes=(0, 0))
     posteriors = condition(params, stats)
-    if pending_x is not None:
+    if pending.x.shape[0]:
         def fantasize_member(w, member_stats, member_posteriors):
-            inputs = blr.basis_inputs(member_stats, pending_x, basis(config, w, pending_x))
-            return jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(member_posteriors, inputs, pending_mask)
+            inputs = blr.basis_inputs(member_stats, pending.x, basis(config, w, pending.x))
+            return jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(member_posteriors, inputs, pending.mask)
 
         posteriors = jax.vmap(fantasize_member)(weights, stats, posteriors)
     if acquisition == "thompson":
@@ -365,3 +376,153 @@ def propose(key, weights, params, stats, pending_x, pending_mask, anchors, best,
         pointwise = functools.partial(pointwise, beta=ucb_beta)
     score = ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, best, aggregator)
     return maximize(score, anchors, maximize_config.top_k, maximize_config.num_steps, maximize_config.learning_rate)
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+@dataclasses.dataclass(frozen=True)
+class DNGO(SampledConfig):
+    """DNGO (Snoek et al. 2015) and its ensembles (Pethick 2018): ``model="dngo"`` is one network,
+    ``model="ensemble"`` five.
+
+    Attributes:
+      n_networks: ensemble size ``E``.
+      aggregator: how an ensemble combines its members' acquisitions (Pethick 2018, eq. 30): ``"mean"``,
+        ``"median"``, ``"max"`` or a quantile level in ``[0, 1]``.
+      training: ``"retrain-reset"`` (fresh weights every iteration), ``"retrain"`` (continue from the
+        last weights) or ``"fixed"`` (train once).
+      quadratic_prior: the quadratic prior mean of eq. (9); ``False``: a constant.
+      curvature_scale: scale of the horseshoe prior on the quadratic's curvatures ``diag(Λ)``
+        (standardised output units per squared unit-cube distance; :func:`jbo.models.blr.blr_prior`).
+      network: the basis network and its training (:class:`NetworkConfig`; a dict of its fields is
+        accepted).
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: how the BLR's
+        hyperparameters are inferred (:class:`~jbo.models.sampled.SampledConfig`).
+      pretrained: set by the ask/tell driver, not a user option: the networks in the state were
+        trained by :func:`prepare` (split over devices) and the step uses them as they are.
+    """
+
+    kind: ClassVar[str] = "dngo"
+    n_networks: int = 1
+    aggregator: Any = "mean"
+    training: str = "retrain-reset"
+    quadratic_prior: bool = True
+    curvature_scale: float = 1.0
+    network: Any = NetworkConfig()
+    pretrained: bool = dataclasses.field(default=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return "dngo" if self.n_networks == 1 else "ensemble"
+
+    def validate(self) -> None:
+        super().validate()
+        if isinstance(self.n_networks, bool) or not isinstance(self.n_networks, (int, np.integer)) or self.n_networks < 1:
+            raise ValueError(f"n_networks must be a positive integer, got {self.n_networks!r}")
+        object.__setattr__(self, "n_networks", int(self.n_networks))
+        object.__setattr__(self, "aggregator", check_aggregator(self.aggregator))
+        check_choice("training", self.training, TRAINING_MODES)
+        if not isinstance(self.quadratic_prior, bool):
+            raise ValueError(f"quadratic_prior must be true or false, got {self.quadratic_prior!r}")
+        scale = self.curvature_scale
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
+            raise ValueError(f"curvature_scale must be a positive number, got {scale!r}")
+        network = self.network._asdict() if isinstance(self.network, NetworkConfig) else self.network
+        if not isinstance(network, dict):
+            raise ValueError(f"network must be a dict of NetworkConfig fields, got {type(self.network).__name__}")
+        object.__setattr__(self, "network", NetworkConfig.create(**network))
+
+    def default_maximize(self) -> MaximizeConfig:
+        return MAXIMIZE
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out.pop("pretrained")
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def blr_for(quadratic: bool, curvature_scale: float):
+    """The BLR surrogate of a DNGO config (cached: compiled programs key on it)."""
+    return blr.blr_surrogate(quadratic=quadratic, curvature_scale=curvature_scale)
+
+
+def _example_stats(config: DNGO, dim: int, dtype):
+    m = config.network.hidden[-1]
+    return jax.eval_shape(lambda: blr.basis_stats(jnp.zeros((1, m), dtype), jnp.zeros((1, dim), dtype),
+                                                  jnp.zeros((1,), dtype), jnp.ones((1,), bool)))
+
+
+def init(config: DNGO, space, dtype) -> EnsembleState:
+    surrogate = blr_for(config.quadratic_prior, float(config.curvature_scale))
+    stats = _example_stats(config, space.dim, dtype)
+    z = jnp.zeros((config.n_networks, config.kept_samples, inference.num_params(surrogate, stats)), dtype)
+    params = jax.vmap(jax.vmap(inference.to_params(surrogate, stats)))(z)
+    weights = init_networks(jax.random.key(0), config.network, space.dim, config.n_networks)
+    return EnsembleState(weights, z[:, 0], params)
+
+
+def train(config: DNGO, state: EnsembleState, data, key, first, train_fn=None):
+    """This suggestion's networks, by ``config.training`` (traceable; ``first`` may be traced).
+
+    Args:
+      config: the model; state: the carried state (last weights); data: padded standardised data.
+      key: PRNG key (initialisation and mini-batches).
+      first: no networks trained yet.
+      train_fn: ``(key, weights, x, y, mask) -> (weights, loss)``; default :func:`train_networks`.
+    Returns:
+      ``(weights, final_loss (E,))`` (zero loss where nothing was trained).
+    """
+    net = config.network
+    train_fn = train_fn or functools.partial(train_networks, config=net)
+    k_init, k_train = jax.random.split(key)
+    fresh = init_networks(k_init, net, data.x.shape[-1], config.n_networks)
+    fit = lambda start: train_fn(k_train, start, data.x, data.y, data.mask)
+    if config.training == "retrain-reset":
+        return fit(fresh)
+    if config.training == "retrain":
+        return fit(jax.tree_util.tree_map(lambda a, b: jnp.where(first, a, b), fresh, state.weights))
+    # "fixed": train once, on the data of the first model-based suggestion
+    return jax.lax.cond(first, lambda: fit(fresh), lambda: (state.weights, jnp.zeros(config.n_networks, _dtype(net))))
+
+
+def prepare(config: DNGO, state: EnsembleState, data, key, first: bool):
+    """Train an ensemble's networks outside the compiled step, split over the local devices.
+
+    One program cannot both split the members over several devices and run the BLR's samplers (``while``
+    loops): on two CPU devices that deadlocked XLA (:mod:`jbo.devices`). So with several devices the
+    ask/tell driver calls this first (the members train from one host thread per device,
+    :func:`train_split`) and then the step with ``pretrained=True``; the keys are the step's own.
+
+    Returns:
+      ``(config, state)`` for the compiled step.
+    """
+    k_net = jax.random.split(key, 3)[0]
+    train_fn = functools.partial(train_split, config=config.network)
+    weights, loss = train(config, state, data, k_net, first, train_fn)
+    return config.replace(pretrained=True), state._replace(weights=weights)
+
+
+def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
+    """One suggestion: train the basis networks (by ``config.training``), infer every member's BLR
+    hyperparameters (warm-started), maximise the aggregated integrated acquisition (traceable)."""
+    k_net, k_infer, k_acq = jax.random.split(key, 3)
+    data, net, first = inputs.data, config.network, inputs.first
+    if config.pretrained:
+        weights, loss = state.weights, jnp.zeros(config.n_networks, _dtype(net))
+    else:
+        weights, loss = train(config, state, data, k_net, first)
+    stats = ensemble_stats(weights, data.x, data.y, data.mask, config=net)
+    surrogate = blr_for(config.quadratic_prior, float(config.curvature_scale))
+    keys = jax.random.split(k_infer, config.n_networks)
+    member = lambda k, s, z: inference.fit(k, surrogate, s, config.inference_config, z, first)
+    samples = jax.vmap(member)(keys, stats, state.z)
+    x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
+                       inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
+                       aggregator=config.aggregator, maximize_config=acquisition.maximize)
+    info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
+    return x, EnsembleState(weights, samples.z[:, -1], samples.params), info
+
+
+MODEL = Model(DNGO, init, step, prepare)

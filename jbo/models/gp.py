@@ -16,25 +16,38 @@ so they add exactly nothing to the likelihood or the posterior.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import jax.numpy as jnp
 import numpyro
 
-from jbo import linalg, priors
+from jbo import inference, linalg, priors
 from jbo.data import Data
-from jbo.kernels import Kernel, Matern52
-from jbo.models.base import Surrogate
+from jbo.escape import EscapeConfig
+from jbo.kernels import KERNELS, Kernel, Matern52, make_kernel
+from jbo.models import sampled
+from jbo.models.base import Model, Surrogate, check_choice
+from jbo.models.sampled import SampledConfig
+from jbo.optimize import MaximizeConfig
 
 
 class GPPosterior(NamedTuple):
-    """Everything needed to predict: the data, the hyperparameters and the factorisation."""
+    r"""Everything needed to predict: the data, the hyperparameters and the factorisation.
+
+    ``factor_inverse`` is :math:`L^{-1}`, formed once per sample: the acquisition search then turns
+    every predictive variance into a matrix product :math:`\lVert L^{-1} k_*\rVert^2` instead of a
+    triangular solve, which on a CPU made a suggestion's search 2.8x faster and its program 1.8x
+    quicker to compile (N = 104, 10 samples, 1 280 anchors and 100 Adam steps).
+    """
 
     params: Any
     data: Data
-    factor: jnp.ndarray  # lower Cholesky factor of the masked K + noise I
+    factor: jnp.ndarray  # lower Cholesky factor L of the masked K + noise I
     alpha: jnp.ndarray  # (K + noise I)^{-1} (y - mean), zero on padded rows
+    factor_inverse: jnp.ndarray  # L^{-1}
 
 
 def masked_covariance(kernel: Kernel, params, data: Data, noise_floor: float = 0.0):
@@ -57,22 +70,27 @@ def condition(kernel: Kernel, params, data: Data, jitter: float | None = None, n
     Returns:
       A :class:`GPPosterior`.
     """
+    factor, alpha = _factorize(kernel, params, data, jitter, noise_floor)
+    inverse = linalg.solve_triangular(factor, jnp.eye(factor.shape[0], dtype=factor.dtype), lower=True)
+    return GPPosterior(params, data, factor, alpha, inverse)
+
+
+def _factorize(kernel: Kernel, params, data: Data, jitter, noise_floor):
     jitter = linalg.default_jitter(data.y.dtype) if jitter is None else jitter
     cov = masked_covariance(kernel, params, data, noise_floor)
     factor = linalg.cholesky(cov, jitter)
     residual = jnp.where(data.mask, data.y - params["mean"], 0.0)
-    alpha = linalg.cho_solve(factor, residual)
-    return GPPosterior(params, data, factor, alpha)
+    return factor, linalg.cho_solve(factor, residual)
 
 
 def log_marginal_likelihood(kernel: Kernel, params, data: Data, jitter=None, noise_floor: float = 1e-6):
     """Log marginal likelihood of the real rows of ``data`` (R&W eq. 2.30); ``-inf`` if K is not PD."""
-    post = condition(kernel, params, data, jitter, noise_floor)
+    factor, alpha = _factorize(kernel, params, data, jitter, noise_floor)
     residual = jnp.where(data.mask, data.y - params["mean"], 0.0)
     n = jnp.sum(data.mask)
     value = (
-        -0.5 * jnp.dot(residual, post.alpha)
-        - jnp.sum(jnp.log(jnp.diag(post.factor)))
+        -0.5 * jnp.dot(residual, alpha)
+        - jnp.sum(jnp.log(jnp.diag(factor)))
         - 0.5 * n * math.log(2.0 * math.pi)
     )
     return jnp.where(jnp.isfinite(value), value, -jnp.inf)
@@ -83,7 +101,7 @@ def predict(kernel: Kernel, posterior: GPPosterior, x):
     params, data = posterior.params, posterior.data
     cross = jnp.where(data.mask[:, None], kernel.gram(params["kernel"], data.x, x), 0.0)  # (N, m)
     mean = params["mean"] + cross.T @ posterior.alpha
-    v = linalg.solve_triangular(posterior.factor, cross, lower=True)
+    v = posterior.factor_inverse @ cross
     var = kernel.diag(params["kernel"], x) - jnp.sum(v**2, axis=0)
     return mean, jnp.maximum(var, 1e-12)
 
@@ -93,7 +111,7 @@ def predict_joint(kernel: Kernel, posterior: GPPosterior, x):
     params, data = posterior.params, posterior.data
     cross = jnp.where(data.mask[:, None], kernel.gram(params["kernel"], data.x, x), 0.0)
     mean = params["mean"] + cross.T @ posterior.alpha
-    v = linalg.solve_triangular(posterior.factor, cross, lower=True)
+    v = posterior.factor_inverse @ cross
     return mean, kernel.gram(params["kernel"], x, x) - v.T @ v
 
 
@@ -145,3 +163,61 @@ def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: fl
         fantasize=lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor),
         predict_joint=lambda posterior, x: predict_joint(kernel, posterior, x),
     )
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+@dataclasses.dataclass(frozen=True)
+class GP(SampledConfig):
+    """The exact GP model with a constant mean (``model="gp"``).
+
+    Attributes:
+      kernel: ``"matern52"``, ``"se"`` or ``"rq"`` (:data:`jbo.kernels.KERNELS`).
+      warp: Kumaraswamy input warping of every dimension (Snoek et al. 2014).
+      ard: one lengthscale per dimension (``False``: one shared lengthscale, the "Matérn" baseline
+        of the BOCK paper).
+      escape: leave a converged basin for a local search elsewhere (:mod:`jbo.escape`): an
+        :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
+        ``False`` (the default: measured, it helps on Hartmann6 and costs on Levy, Alpine01 and
+        Hartmann3; BENCHMARKS.md, escape_ablation).
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
+        :class:`~jbo.models.sampled.SampledConfig`.
+    """
+
+    kind: ClassVar[str] = "gp"
+    kernel: str = "matern52"
+    warp: bool = False
+    ard: bool = True
+    escape: Any = False
+
+    def validate(self) -> None:
+        super().validate()
+        check_choice("kernel", self.kernel, sorted(KERNELS))
+        for field in ("warp", "ard"):
+            if not isinstance(getattr(self, field), bool):
+                raise ValueError(f"{field} must be true or false, got {getattr(self, field)!r}")
+        object.__setattr__(self, "escape", EscapeConfig.from_option(self.escape))
+
+    def default_maximize(self) -> MaximizeConfig:
+        return MaximizeConfig()
+
+
+@functools.lru_cache(maxsize=32)
+def surrogate_for(kernel: str, warp: bool = False, ard: bool = True) -> Surrogate:
+    """The exact GP on a named kernel (cached: compiled programs key on the surrogate's identity)."""
+    return exact_gp(make_kernel(kernel, ard=ard, warp=warp))
+
+
+def init(config: GP, space, dtype) -> sampled.SampledState:
+    surrogate = surrogate_for(config.kernel, config.warp, config.ard)
+    return sampled.init(surrogate, inference.example_data(space.dim, dtype), config.kept_samples)
+
+
+def step(config: GP, space, acquisition, state, inputs, key):
+    """One suggestion (:func:`jbo.models.sampled.step` on the exact GP)."""
+    surrogate = surrogate_for(config.kernel, config.warp, config.ard)
+    return sampled.step(surrogate, config, acquisition, state, inputs, key, escape_config=config.escape or None)
+
+
+MODEL = Model(GP, init, step)

@@ -56,8 +56,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import time
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -67,10 +66,12 @@ import numpyro.distributions as dist
 from jax.scipy.linalg import solve_triangular
 
 from jbo import acquisition as acq
-from jbo import linalg, priors
+from jbo import inference, linalg, priors
 from jbo.data import bucket_size
-from jbo.kernels import Kernel, Matern52
-from jbo.models.base import Surrogate
+from jbo.kernels import Kernel, Matern52, make_kernel
+from jbo.models.base import Model, Pending, Surrogate, check_choice
+from jbo.models import sampled
+from jbo.models.sampled import SampledConfig, SampledState
 from jbo.optimize import MaximizeConfig, maximize
 
 MODES = ("tree", "independent", "marginal")
@@ -676,8 +677,7 @@ def _leaf_acquisition(spec, posteriors, leaf, best, acquisition: str, ucb_beta: 
     return acq.integrate(lambda post, x: predict_leaf(spec, post, x, leaf), posteriors, pointwise, log_domain, best)
 
 
-@functools.partial(jax.jit, static_argnames=("spec", "decoder", "strategy", "acquisition", "ucb_beta", "config"))
-def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
+def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
             strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
             config: MaximizeConfig = MaximizeConfig()):
     """One proposal of the tree model or its baselines (jitted; static shapes).
@@ -726,12 +726,15 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
     return decoder.encode(x, leaf), score, leaf
 
 
-# ----------------------------------------------------------------------------- loop
+propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acquisition", "ucb_beta", "config"))
+
+
+# ----------------------------------------------------------------------------- the model
 
 
 @functools.lru_cache(maxsize=32)
 def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False):
-    """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: jitted programs
+    """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
 
     Args:
@@ -739,46 +742,85 @@ def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False):
       mode: ``"tree"``, ``"independent"`` or ``"marginal"``.
       kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
     """
-    from jbo.kernels import make_kernel
-
     structure = space.tree()
     spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp))
     decoder = LeafDecoder.from_space(space, structure)
     return spec, decoder, tree_gp(spec, decoder, mode)
 
 
-def proposer(mode: str):
-    """The loop proposer of ``model=mode`` (registered in :data:`jbo.loop.MODELS`).
+def blocks(data, leaf_of: Callable, num_leaves: int) -> TreeData:
+    """Padded flat observations as per-leaf blocks of the same padded size (traceable).
 
-    ``"tree"`` proposes by two-step EI; ``"independent"`` and ``"marginal"`` maximise EI in every
-    leaf (their search in Jenatton's Table 1). Hyperparameters are inferred by
-    ``settings.inference`` like the exact GP's, warm-started from the previous samples.
-
-    Returns:
-      ``proposer(settings, space, context, previous_samples) -> jbo.loop.Proposal``.
+    Every block holds all ``N_pad`` rows and masks those of other leaves, so shapes are static
+    whatever the leaves' counts (:func:`tree_data` makes tighter blocks on the host).
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown tree model {mode!r}; valid choices: {list(MODES)}")
-    strategy = "two_step" if mode == "tree" else "all_leaves"
+    leaf = leaf_of(data.x)
+    mine = (leaf[None, :] == jnp.arange(num_leaves)[:, None]) & data.mask[None, :]
+    x = jnp.broadcast_to(data.x, (num_leaves,) + data.x.shape)
+    return TreeData(jnp.where(mine[..., None], x, 0.5), jnp.where(mine, data.y[None, :], 0.0), mine)
 
-    def run(settings, space, ctx, previous):
-        from jbo.loop import Proposal, infer_hyperparameters  # jbo.loop imports this module
 
-        if settings.acquisition == "thompson":
-            raise ValueError(f"model {mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
-        spec, decoder, surrogate = model_for(space, mode, settings.kernel, settings.warp)
-        leaf = np.asarray(decoder(jnp.asarray(ctx.x_train)))
-        data = tree_data(ctx.x_train, ctx.y_std, leaf, spec.num_leaves, dtype=ctx.dtype)
-        t0 = time.perf_counter()
-        samples = infer_hyperparameters(settings, previous, surrogate, data, ctx.key_fit)
-        jax.block_until_ready(samples.z)
-        t1 = time.perf_counter()
-        x, score, chosen = propose(spec, decoder, samples.params, data, ctx.pending_x, ctx.pending_mask,
-                                   ctx.anchors, ctx.best, strategy=strategy, acquisition=settings.acquisition,
-                                   ucb_beta=float(settings.ucb_beta), config=settings.maximize)
-        info = dict(fit_seconds=t1 - t0, acquisition_seconds=time.perf_counter() - t1, score=float(score),
-                    leaf=int(chosen), n_leaf_pad=int(data.x.shape[1]),
-                    **{k: np.asarray(v).tolist() for k, v in samples.info.items()})
-        return Proposal(np.asarray(x, dtype=np.float64), samples, info)
+@dataclasses.dataclass(frozen=True)
+class Tree(SampledConfig):
+    """Jenatton et al.'s tree GP (``model="tree"``) and its baselines.
 
-    return run
+    Attributes:
+      mode: ``"tree"`` (two-step path EI), ``"independent"`` (``c = 0``, EI in every leaf) or
+        ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf).
+      kernel, warp: the leaf GPs' kernel (:func:`jbo.kernels.make_kernel`).
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
+        :class:`~jbo.models.sampled.SampledConfig`.
+    """
+
+    kind: ClassVar[str] = "tree"
+    mode: str = "tree"
+    kernel: str = "matern52"
+    warp: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.mode
+
+    def validate(self) -> None:
+        super().validate()
+        check_choice("tree model", self.mode, MODES)
+        if not isinstance(self.warp, bool):
+            raise ValueError(f"warp must be true or false, got {self.warp!r}")
+        from jbo.kernels import KERNELS
+
+        check_choice("kernel", self.kernel, sorted(KERNELS))
+
+    def default_maximize(self) -> MaximizeConfig:
+        return MaximizeConfig()
+
+
+def _check(config: Tree, space, acquisition_name: str | None = None):
+    if not space.is_conditional:
+        raise ValueError(f"model {config.mode!r} needs a conditional space (parameters with when=...)")
+    if acquisition_name == "thompson":
+        raise ValueError(f"model {config.mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
+
+
+def init(config: Tree, space, dtype):
+    _check(config, space)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
+    example = blocks(inference.example_data(space.dim, dtype), decoder, spec.num_leaves)
+    return sampled.init(surrogate, example, config.kept_samples)
+
+
+def step(config: Tree, space, acquisition, state, inputs, key):
+    """One suggestion: infer the hyperparameters (warm-started), then two-step path EI (``"tree"``)
+    or EI in every leaf (the baselines, their search in Jenatton's Table 1); traceable."""
+    _check(config, space, acquisition.name)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
+    k_fit, k_acq = jax.random.split(key)
+    data = blocks(inputs.data, decoder, spec.num_leaves)
+    samples = inference.fit(k_fit, surrogate, data, config.inference_config, state.z, inputs.first)
+    pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
+    x, score, leaf = _propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
+                              inputs.best, strategy="two_step" if config.mode == "tree" else "all_leaves",
+                              acquisition=acquisition.name, ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
+    return x, SampledState(samples.z[-1], samples.params), dict(samples.info, score=score, leaf=leaf)
+
+
+MODEL = Model(Tree, init, step)

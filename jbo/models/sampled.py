@@ -1,0 +1,144 @@
+"""The step shared by models whose hyperparameters are all inferred: exact GPs (ARD, arc, BOCK, ...).
+
+One suggestion is :func:`step`: infer ``S`` hyperparameter samples (warm-started from the last one),
+condition the surrogate on the data under each, fantasise the pending points, and maximise the
+integrated acquisition (:func:`propose`). Every model built on a :class:`~jbo.models.base.Surrogate`
+whose parameters are all sampled reuses it; a model module adds only its config and its surrogate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jbo import acquisition as acq
+from jbo import escape, inference
+from jbo.models.base import Acquisition, Inputs, ModelConfig, Surrogate, check_choice
+from jbo.optimize import maximize
+
+
+@dataclasses.dataclass(frozen=True)
+class SampledConfig(ModelConfig):
+    """Fields of every model whose hyperparameters are inferred (see :class:`jbo.inference.InferenceConfig`).
+
+    Attributes:
+      inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
+      num_samples: hyperparameter samples ``S`` per suggestion (MCMC methods).
+      num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
+      num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
+      thin: MCMC steps between kept samples.
+      map_restarts: prior draws the first MAP fit also starts from.
+    """
+
+    inference: str = "slice"
+    num_samples: int = 10
+    num_burnin: int = 50
+    num_warmup: int = 5
+    thin: int = 1
+    map_restarts: int = 4
+
+    @property
+    def kept_samples(self) -> int:
+        """Samples a fit returns (one for MAP)."""
+        return 1 if self.inference == "map" else self.num_samples
+
+    @property
+    def inference_config(self) -> inference.InferenceConfig:
+        return inference.InferenceConfig(self.inference, self.num_samples, self.num_burnin, self.num_warmup,
+                                         self.thin, self.map_restarts)
+
+    def validate(self) -> None:
+        self.inference_config.validate()
+
+
+class SampledState(NamedTuple):
+    """What a sampled model carries between suggestions.
+
+    Attributes:
+      z: ``(P,)`` the last unconstrained sample (the next fit's warm start).
+      params: the last fit's samples, constrained (the surrogate's params PyTree, leading axis ``S``).
+    """
+
+    z: jnp.ndarray
+    params: Any
+
+
+def init(surrogate: Surrogate, data, num_samples: int) -> SampledState:
+    """A state of the right shapes for data shaped like ``data`` (zeros: the first fit is cold)."""
+    size = inference.num_params(surrogate, data)
+    z = jnp.zeros((num_samples, size), data.y.dtype)
+    return SampledState(z[0], jax.vmap(inference.to_params(surrogate, data))(z))
+
+
+def pointwise(name: str, ucb_beta):
+    """The pointwise acquisition ``(mean, var, best) -> score`` of ``name`` and whether it is a log."""
+    check_choice("acquisition", name, tuple(acq.ACQUISITIONS))
+    fn, log_domain = acq.ACQUISITIONS[name]
+    if name == "ucb":
+        fn = functools.partial(fn, beta=ucb_beta)
+    return fn, log_domain
+
+
+def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acquisition, anchors=None,
+            best=None, exclusion=None):
+    """Condition every sample, fantasise the pending points, maximise the integrated acquisition.
+
+    Args:
+      key: PRNG key (Thompson sampling).
+      surrogate: the model; params: stacked hyperparameter samples (leading axis ``S``).
+      inputs: the suggestion's data, pending points, anchors, incumbent and UCB weight.
+      acquisition: name and search sizes.
+      anchors, best: override ``inputs.anchors`` / ``inputs.best`` (an escape search).
+      exclusion: region where the acquisition is ``-inf`` (:func:`jbo.escape.exclude`).
+    Returns:
+      ``(x (D,), score)``.
+    """
+    anchors = inputs.anchors if anchors is None else anchors
+    best = inputs.best if best is None else best
+    posteriors = jax.vmap(surrogate.condition, in_axes=(0, None))(params, inputs.data)
+    if inputs.pending.x.shape[0]:
+        posteriors = jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(posteriors, *inputs.pending)
+    if acquisition.name == "thompson":
+        index = acq.thompson_sample(key, surrogate.predict_joint, posteriors, anchors)
+        return anchors[index], jnp.zeros((), anchors.dtype)
+    fn, log_domain = pointwise(acquisition.name, inputs.ucb_beta)
+    score = acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
+    if exclusion is not None:
+        score = escape.exclude(score, *exclusion)
+    config = acquisition.maximize
+    return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
+
+
+def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, state: SampledState,
+         inputs: Inputs, key, escape_config=None):
+    """One suggestion of a sampled model (traceable).
+
+    Args:
+      surrogate: the model; config: its inference settings.
+      acquisition: the acquisition and its search sizes.
+      state: the last sample (warm start); inputs: this suggestion's arrays.
+      key: PRNG key.
+      escape_config: an :class:`jbo.escape.EscapeConfig` to leave a stalled basin (models with
+        lengthscales only), or ``None``.
+    Returns:
+      ``(x (D,), state, info)`` with ``info`` holding the acquisition value and the inference's
+      diagnostics.
+    """
+    k_fit, k_acq, k_escape = jax.random.split(key, 3)
+    samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, state.z, inputs.first)
+    info = dict(samples.info)
+    plan = {}
+    if escape_config:
+        scale = escape.lengthscales(samples.params)
+        data, search = inputs.data, acquisition.maximize
+        route = escape.plan(k_escape, data.x, data.y, scale, inputs.anchors, inputs.best, escape_config,
+                            search.num_local, search.local_scale, data.mask)
+        plan = dict(anchors=route.anchors, best=route.best, exclusion=route.exclusion)
+        info["escape"] = route.active
+    x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
+    info["score"] = score
+    return x, SampledState(samples.z[-1], samples.params), info
