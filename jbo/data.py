@@ -84,6 +84,34 @@ def bucket_size(n: int, minimum: int = 16, steps_per_octave: int = 2, fine_above
         k += 1
 
 
+def multiple_of_8(n: int) -> int:
+    """``n`` rounded up to a multiple of 8 (at least 8)."""
+    return max(8, -(-int(n) // 8) * 8)
+
+
+def run_sizes(budget: int, single_up_to: int = 32, two_up_to: int = 256):
+    """The padded sizes of a run whose budget is known: ``n -> size`` (``None``: :func:`bucket_size`).
+
+    Every padded size is one more program to compile (seconds each on a CPU) and a larger size makes
+    each suggestion dearer (a GP's work grows as ``N^3``). A run of at most ``single_up_to``
+    evaluations pads once to its budget; up to ``two_up_to``, to half the budget and then to the
+    whole (two programs, against six to nine buckets); beyond, where the model's work dominates,
+    the fine buckets of :func:`bucket_size`.
+
+    Args:
+      budget: evaluations of the run.
+    Returns:
+      ``size(n)``: the padded size for ``n`` observations.
+    """
+    full = multiple_of_8(budget)
+    if budget > two_up_to:
+        return lambda n: None
+    if budget <= single_up_to:
+        return lambda n: full
+    half = multiple_of_8(-(-budget // 2))
+    return lambda n: half if n <= half else full
+
+
 def pad_data(x: np.ndarray, y: np.ndarray, size: int | None = None, dtype=jnp.float64, **bucket_kw) -> Data:
     """Pad ``(x, y)`` to a bucketed size with a mask.
 

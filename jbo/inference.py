@@ -68,14 +68,28 @@ class _Flat(NamedTuple):
     size: int
 
 
-def _flat_view(surrogate: Surrogate, data: Data, key) -> tuple[_Flat, jnp.ndarray]:
-    """Build the flat view and one unconstrained prior draw (traceable: ``data`` may be a tracer)."""
-    model = joint_model(surrogate)
+def _prior_sites(surrogate: Surrogate, data, key) -> dict:
+    """One prior draw of every hyperparameter site, unconstrained (a dict of arrays)."""
     prior_only = lambda d: surrogate.prior(d)
     trace = numpyro.handlers.trace(numpyro.handlers.seed(prior_only, key)).get_trace(data)
     sites = {name: s["value"] for name, s in trace.items() if s["type"] == "sample" and not s["is_observed"]}
-    z_tree = unconstrain_fn(prior_only, (data,), {}, sites)
-    flat, unravel = ravel_pytree(z_tree)
+    return unconstrain_fn(prior_only, (data,), {}, sites)
+
+
+def _abstract(tree):
+    return jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)), tree)
+
+
+def _flat_view(surrogate: Surrogate, data) -> _Flat:
+    """The flat view of a surrogate's posterior on ``data`` (traceable: ``data`` may be a tracer).
+
+    The layout of the flat vector comes from the shapes of a prior draw (``jax.eval_shape``), so no
+    sampling code enters the programs that only evaluate the density.
+    """
+    model = joint_model(surrogate)
+    prior_only = lambda d: surrogate.prior(d)
+    shapes = jax.eval_shape(lambda k, d: _prior_sites(surrogate, d, k), jax.random.key(0), _abstract(data))
+    flat, unravel = ravel_pytree(jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes))
 
     def logdensity(z):
         value = -potential_energy(model, (data,), {}, unravel(z))
@@ -85,12 +99,17 @@ def _flat_view(surrogate: Surrogate, data: Data, key) -> tuple[_Flat, jnp.ndarra
         constrained = constrain_fn(prior_only, (data,), {}, unravel(z))
         return numpyro.handlers.substitute(prior_only, data=constrained)(data)
 
-    return _Flat(logdensity, to_params, unravel, flat.shape[0]), flat
+    return _Flat(logdensity, to_params, unravel, flat.shape[0])
 
 
-def prior_draws(key, surrogate: Surrogate, data: Data, num: int) -> jnp.ndarray:
+def prior_draw(key, surrogate: Surrogate, data) -> jnp.ndarray:
+    """``(P,)`` one unconstrained draw from the prior (the flat layout of :func:`_flat_view`)."""
+    return ravel_pytree(_prior_sites(surrogate, data, key))[0]
+
+
+def prior_draws(key, surrogate: Surrogate, data, num: int) -> jnp.ndarray:
     """``(num, P)`` unconstrained draws from the prior."""
-    return jax.vmap(lambda k: _flat_view(surrogate, data, k)[1])(jax.random.split(key, num))
+    return jax.vmap(lambda k: prior_draw(k, surrogate, data))(jax.random.split(key, num))
 
 
 def _finalize(flat: _Flat, zs, log_density, info) -> Samples:
@@ -98,8 +117,7 @@ def _finalize(flat: _Flat, zs, log_density, info) -> Samples:
 
 
 def _initial(key, surrogate, data, init_z):
-    flat, draw = _flat_view(surrogate, data, key)
-    return flat, (draw if init_z is None else init_z)
+    return _flat_view(surrogate, data), (prior_draw(key, surrogate, data) if init_z is None else init_z)
 
 
 def _slice_chain(key, flat: _Flat, z, num_warmup, *, num_samples: int, thin: int, width: float,
@@ -125,7 +143,9 @@ def _slice_chain(key, flat: _Flat, z, num_warmup, *, num_samples: int, thin: int
         logps = logps.at[index].set(jnp.where(keep, logp, logps[index]))
         return z, logp, evals + info.num_evals, stalled + info.num_stalled, chain, logps
 
-    carry = (z, flat.logdensity(z), 0, 0, chain, logps)
+    # logp = nan: the first coordinate update evaluates the start itself (one copy of the density in
+    # the compiled program instead of two).
+    carry = (z, jnp.asarray(jnp.nan, z.dtype), 0, 0, chain, logps)
     total = num_warmup + num_samples * thin
     _, _, evals, stalled, chain, logps = jax.lax.fori_loop(0, total, body, carry)
     return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled})
@@ -193,18 +213,14 @@ def nuts_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_sampl
     return _finalize(flat, zs, -energy, {"num_divergent": jnp.sum(diverging), "mean_accept_prob": jnp.mean(accept)})
 
 
-def _map_fit(key, surrogate: Surrogate, data: Data, flat: _Flat, z, restart, *, num_restarts: int, max_iter: int,
-             tol: float) -> Samples:
-    """L-BFGS from ``z`` and, where ``restart`` (may be traced), from ``num_restarts`` prior draws.
+def _map_fit(flat: _Flat, z, restarts, restart, *, max_iter: int, tol: float) -> Samples:
+    """L-BFGS from ``z`` and, where ``restart`` (may be traced), from each row of ``restarts``.
 
-    The draws are always part of the program; when ``restart`` is false their iteration limit is 0,
-    so a warm start (refine the last estimate) and a cold one (explore prior draws) compile once.
+    The restarts are always part of the program; when ``restart`` is false their iteration limit is
+    0, so a warm start (refine the last estimate) and a cold one (explore prior draws) compile once.
     """
-    starts = z[None]
-    limits = jnp.full((1,), max_iter)
-    if num_restarts > 0:
-        starts = jnp.concatenate([starts, prior_draws(key, surrogate, data, num_restarts)])
-        limits = jnp.concatenate([limits, jnp.where(restart, max_iter, 0) * jnp.ones(num_restarts, limits.dtype)])
+    starts = jnp.concatenate([z[None], restarts])
+    limits = jnp.concatenate([jnp.full((1,), max_iter), jnp.where(restart, max_iter, 0) * jnp.ones(len(restarts), int)])
     loss = lambda z: -flat.logdensity(z)
     solver = optax.lbfgs()
     value_and_grad = optax.value_and_grad_from_state(loss)
@@ -261,7 +277,8 @@ def map_estimate(key, surrogate: Surrogate, data: Data, init_z=None, *, num_rest
     """
     init_key, key = jax.random.split(key)
     flat, z0 = _initial(init_key, surrogate, data, init_z)
-    return _map_fit(key, surrogate, data, flat, z0, True, num_restarts=num_restarts, max_iter=max_iter, tol=tol)
+    restarts = prior_draws(key, surrogate, data, num_restarts)
+    return _map_fit(flat, z0, restarts, True, max_iter=max_iter, tol=tol)
 
 
 class InferenceConfig(NamedTuple):
@@ -298,13 +315,13 @@ class InferenceConfig(NamedTuple):
 def num_params(surrogate: Surrogate, data) -> int:
     """Length ``P`` of the flat unconstrained hyperparameter vector of ``surrogate`` on data shaped
     like ``data`` (a :class:`Data`, or whatever the surrogate conditions on; only shapes are read)."""
-    shape = jax.eval_shape(lambda k, d: prior_draws(k, surrogate, d, 1), jax.random.key(0), data)
+    shape = jax.eval_shape(lambda k, d: prior_draw(k, surrogate, d), jax.random.key(0), _abstract(data))
     return int(shape.shape[-1])
 
 
 def to_params(surrogate: Surrogate, data):
     """``z (P,) -> params``: the constrained params PyTree of a flat unconstrained vector."""
-    return _flat_view(surrogate, data, jax.random.key(0))[0].to_params
+    return _flat_view(surrogate, data).to_params
 
 
 def example_data(dim: int, dtype=jnp.float64) -> Data:
@@ -312,38 +329,63 @@ def example_data(dim: int, dtype=jnp.float64) -> Data:
     return Data(jnp.zeros((1, dim), dtype), jnp.zeros((1,), dtype), jnp.ones((1,), bool))
 
 
-def fit(key, surrogate: Surrogate, data: Data, config: InferenceConfig, previous_z, first) -> Samples:
+class Start(NamedTuple):
+    """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
+    sample) and ``restarts`` ``(R, P)`` prior draws the first MAP fit also starts from.
+
+    Drawn once per run by :func:`cold_start`, outside the per-suggestion program, so that program
+    holds no sampling code.
+    """
+
+    z: jnp.ndarray
+    restarts: jnp.ndarray
+
+
+def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Start:
+    """The prior draws a run's first fit starts from (``data``: any data of the right shapes)."""
+    k_z, k_restarts = jax.random.split(key)
+    num = config.map_restarts if config.method == "map" else 0
+    return Start(prior_draw(k_z, surrogate, data), prior_draws(k_restarts, surrogate, data, num))
+
+
+def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, first) -> Samples:
     """Hyperparameter samples for one suggestion, cold or warm in one traceable program.
 
-    Where ``first`` (may be traced) the chain starts from a prior draw with ``num_burnin`` discarded
-    sweeps (MAP: also from ``map_restarts`` prior draws); otherwise from ``previous_z`` (the last
-    sample of the previous suggestion) with ``num_warmup``. Slice sampling and MAP take the count as
-    an array, so both cases are one compiled loop; NUTS adapts its step size over a static number
-    of steps and compiles both branches of a ``lax.cond``.
+    The chain (or the MAP search) starts from ``start.z``: a prior draw before the first fit, the
+    last sample afterwards. Where ``first`` (may be traced) ``num_burnin`` sweeps are discarded (MAP:
+    the search also starts from ``start.restarts``), otherwise ``num_warmup``. Slice sampling and MAP
+    take these counts as arrays, so both cases are one compiled loop; NUTS adapts its step size over
+    a static number of steps and compiles both branches of a ``lax.cond``.
 
     Args:
       key: PRNG key.
       surrogate: the model; data: padded observations.
       config: the method and its sizes.
-      previous_z: ``(P,)`` last unconstrained sample of the previous fit (ignored where ``first``).
+      start: see :class:`Start` (:func:`cold_start` for a run's first fit).
       first: bool scalar.
     Returns:
       :class:`Samples` (``S = num_samples``; 1 for MAP).
     """
-    init_key, key = jax.random.split(key)
-    flat, draw = _flat_view(surrogate, data, init_key)
-    z = jnp.where(first, draw, previous_z.astype(draw.dtype))
+    flat = _flat_view(surrogate, data)
+    z = start.z.astype(data_dtype(data))
     if config.method == "slice":
         num_warmup = jnp.where(first, config.num_burnin, config.num_warmup)
         return _slice_chain(key, flat, z, num_warmup, num_samples=config.num_samples, thin=config.thin,
                             width=1.0, max_steps_out=10, max_shrink=50)
     if config.method == "map":
-        return _map_fit(key, surrogate, data, flat, z, first, num_restarts=config.map_restarts, max_iter=100,
-                        tol=1e-5)
+        return _map_fit(flat, z, start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
     options = dict(num_samples=config.num_samples, thin=config.thin)
     cold = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_burnin, **options)
     warm = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_warmup, **options)
     return jax.lax.cond(first, cold, warm)
+
+
+def data_dtype(data):
+    """The floating dtype of a data PyTree (its first floating leaf)."""
+    for leaf in jax.tree_util.tree_leaves(data):
+        if jnp.issubdtype(jnp.result_type(leaf), jnp.floating):
+            return jnp.result_type(leaf)
+    return jnp.result_type(float)
 
 
 def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous: Samples | None = None,

@@ -35,18 +35,18 @@ def cholesky(matrix, jitter: float = 1e-8, max_tries: int = 6):
     if max_tries == 0:
         return jnp.linalg.cholesky(matrix + jitter * eye)
 
+    # A failed factorisation comes back all NaN (JAX fills the whole factor), so one entry tells.
     def failed(state):
         factor, tries, _ = state
-        return jnp.any(jnp.isnan(factor)) & (tries < max_tries)
+        return jnp.isnan(factor[0, 0]) & (tries <= max_tries)
 
-    def retry(state):
+    def attempt(state):
         _, tries, current = state
-        current = current * 10.0
-        return jnp.linalg.cholesky(matrix + current * eye), tries + 1, current
+        return jnp.linalg.cholesky(matrix + current * eye), tries + 1, current * 10.0
 
-    # The first attempt sits outside the loop, so the common case (success) runs zero iterations.
-    first = jnp.linalg.cholesky(matrix + jitter * eye)
-    factor, _, _ = jax.lax.while_loop(failed, retry, (first, 0, jnp.asarray(jitter, matrix.dtype)))
+    # Every attempt, the first included, is the loop's one body: one factorisation in the program.
+    start = jnp.full_like(matrix, jnp.nan)
+    factor, _, _ = jax.lax.while_loop(failed, attempt, (start, 0, jnp.asarray(jitter, matrix.dtype)))
     return factor
 
 

@@ -33,6 +33,7 @@ from jbo.spaces import Space
 ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
 FAILURE_POLICIES = ("worst", "ignore")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
+INIT_STREAM = 2**31 - 2  # fold_in index of the key of the model's initial state (its cold-start draws)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -320,7 +321,8 @@ class LoopState(NamedTuple):
 def init(settings: Settings, space: Space) -> LoopState:
     """The empty state of a run."""
     empty = np.zeros((0, space.dim))
-    model_state = models.model_of(settings.model).init(settings.model, space, settings.float_dtype)
+    key = jax.random.fold_in(run_key(settings.seed), INIT_STREAM)
+    model_state = models.model_of(settings.model).init(settings.model, space, settings.float_dtype, key)
     return LoopState(empty, np.zeros(0), empty, model_state, False, 0)
 
 

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import loop, models
+from jbo.data import multiple_of_8
 from jbo.models.base import ModelConfig, Pending
 from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
@@ -78,7 +79,7 @@ def _objective(fn: Callable, space: Space, dtype):
 
 def capacity(budget: int) -> int:
     """Padded size of a run's observation buffers: the budget rounded up to a multiple of 8."""
-    return -(-int(budget) // 8) * 8
+    return multiple_of_8(budget)
 
 
 def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConfig = "gp", **options):
@@ -119,7 +120,7 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
                                   jnp.asarray(design_table, dtype)).astype(dtype)
             x, y = x.at[:n_init].set(points), y.at[:n_init].set(jax.vmap(objective)(points))
         history = loop.History(x, y, jnp.arange(size) < n_init)
-        state = model.init(settings.model, space, dtype)
+        state = model.init(settings.model, space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
         pending = Pending.empty(space.dim, dtype)
         table = jnp.asarray(anchor_table, dtype)
 

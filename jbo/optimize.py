@@ -97,9 +97,10 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
         x = jnp.clip(optax.apply_updates(x, updates), 0.0, 1.0)
         return (x, opt_state, best_x, best_s), None
 
+    # One iteration more than there are steps: its scores are those of the last point (the update it
+    # computes is dropped), so the program needs no separate copy of the score for that point.
     carry = (starts, optimizer.init(starts), starts, top_scores)
-    (x, _, best_x, best_s), _ = jax.lax.scan(step, carry, None, length=num_steps)
-    best_x, best_s = track(best_x, best_s, x, score_fn(x))
+    (_, _, best_x, best_s), _ = jax.lax.scan(step, carry, None, length=num_steps + 1)
     i = jnp.argmax(best_s)
     return best_x[i], best_s[i]
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from jbo import journal as journal_io
 from jbo import loop
+from jbo.data import run_sizes
 from jbo.models.base import ModelConfig
 from jbo.spaces import Space
 
@@ -309,7 +310,7 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
         if space is None:
             raise ValueError("space is required unless resuming from a journal")
         opt = Optimizer(space, journal=journal, **{"model": "gp", **explicit}, **options)
-    size = run_size(budget)
+    size = run_sizes(budget)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -333,8 +334,3 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
     best = opt.best
     return Result(best[0] if best else None, best[1] if best else math.inf, list(opt.history),
                   time.perf_counter() - start)
-
-
-def run_size(budget: int) -> Callable[[int], int | None]:
-    """The padded sizes of a run of ``budget`` evaluations: ``n -> size`` (``None``: the default bucket)."""
-    return lambda n: None

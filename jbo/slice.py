@@ -54,7 +54,8 @@ def update_coordinate(key, z, logp, i, logdensity_fn, width, max_steps_out: int 
 
     Args:
       key: PRNG key.
-      z: ``(P,)`` current point; ``logp`` its log density.
+      z: ``(P,)`` current point; ``logp`` its log density, or ``nan`` when unknown: the loop then
+        evaluates it first (so a chain needs no second copy of the density for its start).
       i: coordinate to update (may be traced).
       logdensity_fn: ``(P,) -> scalar`` unnormalised log density (``nan`` is treated as ``-inf``).
       width: initial interval width ``w``.
@@ -66,20 +67,24 @@ def update_coordinate(key, z, logp, i, logdensity_fn, width, max_steps_out: int 
     logdensity_fn = _safe(logdensity_fn)
     k_height, k_place, k_split, k_shrink = jax.random.split(key, 4)
     x0 = z[i]
-    log_y = logp - jax.random.exponential(k_height, dtype=z.dtype)
+    drop = jax.random.exponential(k_height, dtype=z.dtype)
     left = x0 - width * jax.random.uniform(k_place, dtype=z.dtype)
     steps_left = jnp.floor(max_steps_out * jax.random.uniform(k_split, dtype=z.dtype)).astype(jnp.int32)
     steps_right = max_steps_out - 1 - steps_left
-    STEP_LEFT, STEP_RIGHT, SHRINK, DONE = 0, 1, 2, 3
+    CURRENT, STEP_LEFT, STEP_RIGHT, SHRINK, DONE = -1, 0, 1, 2, 3
 
     def cond(state):
         return state[0] != DONE
 
     def body(state):
-        phase, left, right, steps_left, steps_right, _, _, tries, evals = state
+        phase, left, right, steps_left, steps_right, _, _, tries, evals, logp, log_y = state
         u = jax.random.uniform(jax.random.fold_in(k_shrink, tries), dtype=z.dtype)
-        point = jnp.select([phase == STEP_LEFT, phase == STEP_RIGHT], [left, right], left + u * (right - left))
+        point = jnp.select([phase == CURRENT, phase == STEP_LEFT, phase == STEP_RIGHT], [x0, left, right],
+                           left + u * (right - left))
         fx = logdensity_fn(z.at[i].set(point))
+        # The density at x0, when the caller did not know it, sets the slice height.
+        logp = jnp.where(phase == CURRENT, fx, logp)
+        log_y = jnp.where(phase == CURRENT, fx - drop, log_y)
         above = fx > log_y
         # Stepping out: move the end out while it is above the slice and steps remain.
         grow_left = (phase == STEP_LEFT) & above & (steps_left > 0)
@@ -91,16 +96,17 @@ def update_coordinate(key, z, logp, i, logdensity_fn, width, max_steps_out: int 
         right = jnp.where(grow_right, right + width, jnp.where(rejected & (point >= x0), point, right))
         tries = tries + shrinking.astype(tries.dtype)
         next_phase = jnp.select(
-            [phase == STEP_LEFT, phase == STEP_RIGHT],
-            [jnp.where(grow_left, STEP_LEFT, STEP_RIGHT), jnp.where(grow_right, STEP_RIGHT, SHRINK)],
+            [phase == CURRENT, phase == STEP_LEFT, phase == STEP_RIGHT],
+            [STEP_LEFT, jnp.where(grow_left, STEP_LEFT, STEP_RIGHT), jnp.where(grow_right, STEP_RIGHT, SHRINK)],
             jnp.where(above | (tries >= max_shrink), DONE, SHRINK),
         )
         return (next_phase, left, right, steps_left - grow_left, steps_right - grow_right, point, fx, tries,
-                evals + 1)
+                evals + 1, logp, log_y)
 
-    init = (jnp.asarray(STEP_LEFT), left, left + width, steps_left, steps_right, x0, logp, jnp.asarray(0),
-            jnp.asarray(0))
-    _, _, _, _, _, x, fx, tries, evals = jax.lax.while_loop(cond, body, init)
+    known = ~jnp.isnan(logp)
+    init = (jnp.where(known, STEP_LEFT, CURRENT), left, left + width, steps_left, steps_right, x0, logp,
+            jnp.asarray(0), jnp.asarray(0), logp, logp - drop)
+    _, _, _, _, _, x, fx, tries, evals, logp, log_y = jax.lax.while_loop(cond, body, init)
     accepted = fx > log_y
     z_new = jnp.where(accepted, z.at[i].set(x), z)
     logp_new = jnp.where(accepted, fx, logp)

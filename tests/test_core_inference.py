@@ -221,7 +221,7 @@ def _gp_data(n=12, d=2, seed=0):
 @pytest.fixture(scope="module")
 def gp_problem():
     data = _gp_data()
-    flat, _ = inference._flat_view(GP, data, jax.random.key(0))
+    flat = inference._flat_view(GP, data)
     logdensity = jax.jit(jax.vmap(flat.logdensity))
     draws = jax.jit(lambda k: inference.prior_draws(k, GP, data, 64))(jax.random.key(123))
     return data, flat, logdensity, draws

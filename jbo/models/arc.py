@@ -48,9 +48,9 @@ def surrogate_for(kernel: str, space) -> Surrogate:
     return exact_gp(make_arc_kernel(kernel, space.relevance))
 
 
-def init(config: Arc, space, dtype) -> sampled.SampledState:
+def init(config: Arc, space, dtype, key) -> sampled.SampledState:
     data = inference.example_data(space.dim, dtype)
-    return sampled.init(surrogate_for(config.kernel, space), data, config.kept_samples)
+    return sampled.init(surrogate_for(config.kernel, space), data, config, key)
 
 
 def step(config: Arc, space, acquisition, state, inputs, key):

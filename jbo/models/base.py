@@ -4,8 +4,9 @@ A *surrogate* is the probabilistic part, a tuple of pure functions over padded d
 BLR on a basis, the tree GP). A *model* is what the BO loop runs: a validated, serialisable config
 plus two pure functions over padded arrays,
 
-* ``init(config, space, dtype) -> state``: the PyTree a model carries from one suggestion to the
-  next (warm-start samples, network weights), with the same structure and shapes at every step;
+* ``init(config, space, dtype, key) -> state``: the PyTree a model carries from one suggestion to
+  the next (where its fits start, network weights), with the same structure and shapes at every
+  step; ``key`` draws its cold start (prior draws), so the per-suggestion program holds no sampling;
 * ``step(config, space, acquisition, state, inputs, key) -> (x, state, info)``: fit to
   ``inputs.data`` and maximise ``acquisition`` (static, an :class:`Acquisition`); ``x`` ``(D,)`` in
   the unit cube, ``info`` a dict of arrays.
@@ -106,7 +107,7 @@ class Model(NamedTuple):
 
     Attributes:
       config: the config class (a :class:`ModelConfig` subclass).
-      init: ``init(config, space, dtype) -> state``.
+      init: ``init(config, space, dtype, key) -> state``.
       step: ``step(config, space, acquisition, state, inputs, key) -> (x (D,), state, info)``.
       prepare: optional host-side work the ask/tell driver runs before the compiled step when
         several devices are present: ``prepare(config, state, data, key, first) -> (config, state)``

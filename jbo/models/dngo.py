@@ -329,12 +329,14 @@ class EnsembleState(NamedTuple):
 
     Attributes:
       weights: stacked network weights ``(E, …)``.
-      z: ``(E, P)`` the last unconstrained BLR sample of every member (the next fit's warm start).
+      z: ``(E, P)`` where every member's next BLR fit starts (a prior draw, then the last sample).
+      restarts: ``(E, R, P)`` prior draws the first MAP fits also start from.
       params: the last fit's BLR samples, constrained, ``(E, S, …)``.
     """
 
     weights: Any
     z: Any
+    restarts: Any
     params: Any
 
 
@@ -454,13 +456,21 @@ def _example_stats(config: DNGO, dim: int, dtype):
                                                   jnp.zeros((1,), dtype), jnp.ones((1,), bool)))
 
 
-def init(config: DNGO, space, dtype) -> EnsembleState:
+@functools.partial(jax.jit, static_argnames=("surrogate", "config"))
+def _cold_starts(keys, surrogate, stats, config: inference.InferenceConfig):
+    return jax.vmap(lambda k: inference.cold_start(k, surrogate, stats, config))(keys)
+
+
+def init(config: DNGO, space, dtype, key) -> EnsembleState:
     surrogate = blr_for(config.quadratic_prior, float(config.curvature_scale))
-    stats = _example_stats(config, space.dim, dtype)
-    z = jnp.zeros((config.n_networks, config.kept_samples, inference.num_params(surrogate, stats)), dtype)
-    params = jax.vmap(jax.vmap(inference.to_params(surrogate, stats)))(z)
+    stats = jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), _example_stats(config, space.dim, dtype))
+    start = _cold_starts(jax.random.split(key, config.n_networks), surrogate, stats, config.inference_config)
+    shape = (config.n_networks, config.kept_samples, start.z.shape[-1])
+    params = jax.eval_shape(lambda z: jax.vmap(jax.vmap(inference.to_params(surrogate, stats)))(z),
+                            jax.ShapeDtypeStruct(shape, dtype))
     weights = init_networks(jax.random.key(0), config.network, space.dim, config.n_networks)
-    return EnsembleState(weights, z[:, 0], params)
+    zeros = lambda tree: jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), tree)
+    return EnsembleState(zeros(weights), start.z, start.restarts, zeros(params))
 
 
 def train(config: DNGO, state: EnsembleState, data, key, first, train_fn=None):
@@ -516,13 +526,13 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     stats = ensemble_stats(weights, data.x, data.y, data.mask, config=net)
     surrogate = blr_for(config.quadratic_prior, float(config.curvature_scale))
     keys = jax.random.split(k_infer, config.n_networks)
-    member = lambda k, s, z: inference.fit(k, surrogate, s, config.inference_config, z, first)
-    samples = jax.vmap(member)(keys, stats, state.z)
+    member = lambda k, s, z, r: inference.fit(k, surrogate, s, config.inference_config, inference.Start(z, r), first)
+    samples = jax.vmap(member)(keys, stats, state.z, state.restarts)
     x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
                        inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
                        aggregator=config.aggregator, maximize_config=acquisition.maximize)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
-    return x, EnsembleState(weights, samples.z[:, -1], samples.params), info
+    return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
 
 
 MODEL = Model(DNGO, init, step, prepare)

@@ -209,9 +209,9 @@ def surrogate_for(kernel: str, warp: bool = False, ard: bool = True) -> Surrogat
     return exact_gp(make_kernel(kernel, ard=ard, warp=warp))
 
 
-def init(config: GP, space, dtype) -> sampled.SampledState:
+def init(config: GP, space, dtype, key) -> sampled.SampledState:
     surrogate = surrogate_for(config.kernel, config.warp, config.ard)
-    return sampled.init(surrogate, inference.example_data(space.dim, dtype), config.kept_samples)
+    return sampled.init(surrogate, inference.example_data(space.dim, dtype), config, key)
 
 
 def step(config: GP, space, acquisition, state, inputs, key):

@@ -25,7 +25,7 @@ class Random(ModelConfig):
         return MaximizeConfig()
 
 
-def init(config: Random, space, dtype):
+def init(config: Random, space, dtype, key):
     return ()
 
 

@@ -59,19 +59,34 @@ class SampledState(NamedTuple):
     """What a sampled model carries between suggestions.
 
     Attributes:
-      z: ``(P,)`` the last unconstrained sample (the next fit's warm start).
+      z: ``(P,)`` where the next fit starts: a prior draw before the first fit, then the last
+        unconstrained sample (a warm start).
+      restarts: ``(R, P)`` prior draws the first MAP fit also starts from (``R = 0`` for MCMC).
       params: the last fit's samples, constrained (the surrogate's params PyTree, leading axis ``S``).
     """
 
     z: jnp.ndarray
+    restarts: jnp.ndarray
     params: Any
 
 
-def init(surrogate: Surrogate, data, num_samples: int) -> SampledState:
-    """A state of the right shapes for data shaped like ``data`` (zeros: the first fit is cold)."""
-    size = inference.num_params(surrogate, data)
-    z = jnp.zeros((num_samples, size), data.y.dtype)
-    return SampledState(z[0], jax.vmap(inference.to_params(surrogate, data))(z))
+@functools.partial(jax.jit, static_argnames=("surrogate", "config"))
+def _cold_start(key, surrogate: Surrogate, data, config: inference.InferenceConfig):
+    return inference.cold_start(key, surrogate, data, config)
+
+
+def init(surrogate: Surrogate, data, config: SampledConfig, key) -> SampledState:
+    """The state before the first fit: prior draws to start from, placeholder samples.
+
+    Args:
+      surrogate: the model; data: any data of the right shapes (one row is enough).
+      config: the inference settings; key: PRNG key of the prior draws.
+    """
+    start = _cold_start(key, surrogate, data, config.inference_config)
+    dtype = inference.data_dtype(data)
+    shape = jax.ShapeDtypeStruct((config.kept_samples,) + start.z.shape, dtype)
+    params = jax.eval_shape(lambda z: jax.vmap(inference.to_params(surrogate, data))(z), shape)
+    return SampledState(start.z, start.restarts, jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), params))
 
 
 def pointwise(name: str, ucb_beta):
@@ -129,7 +144,8 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
       diagnostics.
     """
     k_fit, k_acq, k_escape = jax.random.split(key, 3)
-    samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, state.z, inputs.first)
+    start = inference.Start(state.z, state.restarts)
+    samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, start, inputs.first)
     info = dict(samples.info)
     plan = {}
     if escape_config:
@@ -141,4 +157,4 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
         info["escape"] = route.active
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
-    return x, SampledState(samples.z[-1], samples.params), info
+    return x, SampledState(samples.z[-1], state.restarts, samples.params), info

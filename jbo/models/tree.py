@@ -801,11 +801,11 @@ def _check(config: Tree, space, acquisition_name: str | None = None):
         raise ValueError(f"model {config.mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
 
 
-def init(config: Tree, space, dtype):
+def init(config: Tree, space, dtype, key):
     _check(config, space)
     spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
     example = blocks(inference.example_data(space.dim, dtype), decoder, spec.num_leaves)
-    return sampled.init(surrogate, example, config.kept_samples)
+    return sampled.init(surrogate, example, config, key)
 
 
 def step(config: Tree, space, acquisition, state, inputs, key):
@@ -815,12 +815,13 @@ def step(config: Tree, space, acquisition, state, inputs, key):
     spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)
-    samples = inference.fit(k_fit, surrogate, data, config.inference_config, state.z, inputs.first)
+    samples = inference.fit(k_fit, surrogate, data, config.inference_config, inference.Start(state.z, state.restarts),
+                            inputs.first)
     pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
     x, score, leaf = _propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
                               inputs.best, strategy="two_step" if config.mode == "tree" else "all_leaves",
                               acquisition=acquisition.name, ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
-    return x, SampledState(samples.z[-1], samples.params), dict(samples.info, score=score, leaf=leaf)
+    return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(samples.info, score=score, leaf=leaf)
 
 
 MODEL = Model(Tree, init, step)
