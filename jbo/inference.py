@@ -397,7 +397,8 @@ def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous
       surrogate: the model.
       data: padded observations.
       method: inference method.
-      previous: the last call's samples; its last sample starts the new chain (or the MAP search).
+      previous: the last call's samples; its last sample starts the new chain (or the MAP search,
+        which then makes no restarts unless ``num_restarts`` says otherwise).
       **options: keyword options of :func:`slice_sample`, :func:`nuts_sample` or :func:`map_estimate`.
     Returns:
       :class:`Samples`.
@@ -405,5 +406,7 @@ def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous
     if method not in METHODS:
         raise ValueError(f"unknown inference {method!r}; valid choices: {list(METHODS)}")
     init_z = None if previous is None else previous.z[-1]
+    if method == "map" and previous is not None:
+        options.setdefault("num_restarts", 0)  # refine the last estimate, as the BO loop does
     fn = {"slice": slice_sample, "nuts": nuts_sample, "map": map_estimate}[method]
     return fn(key, surrogate, data, init_z, **options)

@@ -21,6 +21,7 @@ import functools
 import math
 from typing import Any, ClassVar, NamedTuple
 
+import jax
 import jax.numpy as jnp
 import numpyro
 
@@ -154,14 +155,17 @@ def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: fl
             "mean": numpyro.sample("mean", priors.mean_prior()),
         }
 
+    # Jitted, so that a script calling them outside any jit (``jax.vmap(surrogate.condition)(...)``)
+    # runs one compiled program rather than hundreds of single operations; inside a jitted caller
+    # they are inlined as usual.
     return Surrogate(
         name="gp",
         prior=prior,
-        log_likelihood=lambda params, data: log_marginal_likelihood(kernel, params, data, jitter, noise_floor),
-        condition=lambda params, data: condition(kernel, params, data, jitter, noise_floor),
-        predict=lambda posterior, x: predict(kernel, posterior, x),
-        fantasize=lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor),
-        predict_joint=lambda posterior, x: predict_joint(kernel, posterior, x),
+        log_likelihood=jax.jit(lambda params, data: log_marginal_likelihood(kernel, params, data, jitter, noise_floor)),
+        condition=jax.jit(lambda params, data: condition(kernel, params, data, jitter, noise_floor)),
+        predict=jax.jit(lambda posterior, x: predict(kernel, posterior, x)),
+        fantasize=jax.jit(lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor)),
+        predict_joint=jax.jit(lambda posterior, x: predict_joint(kernel, posterior, x)),
     )
 
 
