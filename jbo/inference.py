@@ -388,7 +388,7 @@ def data_dtype(data):
     return jnp.result_type(float)
 
 
-def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous: Samples | None = None,
+def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous: Samples | jnp.ndarray | None = None,
           **options) -> Samples:
     """Hyperparameter samples by ``method`` (``"slice"``, ``"nuts"`` or ``"map"``), warm-started.
 
@@ -397,15 +397,16 @@ def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous
       surrogate: the model.
       data: padded observations.
       method: inference method.
-      previous: the last call's samples; its last sample starts the new chain (or the MAP search,
-        which then makes no restarts unless ``num_restarts`` says otherwise).
+      previous: the last call's samples (or just an unconstrained ``(P,)`` vector, e.g. their
+        ``z[-1]``); its last sample starts the new chain (or the MAP search, which then makes no
+        restarts unless ``num_restarts`` says otherwise).
       **options: keyword options of :func:`slice_sample`, :func:`nuts_sample` or :func:`map_estimate`.
     Returns:
       :class:`Samples`.
     """
     if method not in METHODS:
         raise ValueError(f"unknown inference {method!r}; valid choices: {list(METHODS)}")
-    init_z = None if previous is None else previous.z[-1]
+    init_z = None if previous is None else (previous.z[-1] if isinstance(previous, Samples) else jnp.asarray(previous))
     if method == "map" and previous is not None:
         options.setdefault("num_restarts", 0)  # refine the last estimate, as the BO loop does
     fn = {"slice": slice_sample, "nuts": nuts_sample, "map": map_estimate}[method]

@@ -25,8 +25,8 @@ def test_readme_example_runs(heading, tmp_path, monkeypatch, capsys):
 
 
 def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
-    """The hand-written loop compiles its programs in the first two iterations, then never again:
-    a tracing counter on the acquisition's score sees no new trace after them."""
+    """The hand-written loop compiles in its first two iterations (no previous samples, then some),
+    then never again: a tracing counter on the acquisition's score sees no trace after them."""
     from jbo import acquisition
 
     traces = []
@@ -39,7 +39,7 @@ def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
     monkeypatch.setattr(acquisition.IntegratedScore, "__call__", counting)
     monkeypatch.chdir(tmp_path)
     code = python_block("Write your own BO step").replace("range(20)", "range(6)")
-    code = code.replace("    samples = inference.infer(", "    traced_before = len(traces)\n    samples = inference.infer(")
+    code = code.replace("    data = pad_data(", "    traced_before = len(traces)\n    data = pad_data(")
     code = code.replace("    x = np.vstack(", "    counts.append(len(traces) - traced_before)\n    x = np.vstack(")
     namespace = {"counts": [], "traces": traces}
     exec(compile(code, "README.md: Write your own BO step", "exec"), namespace)

@@ -1,0 +1,242 @@
+"""Compilation and the compiled path, measured side by side (issue 16's bars).
+
+Parts (each writes its BENCHMARKS.md section and experiments/results/bench_compiled.json):
+
+* ``many``: 10 seeds of Hartmann6 at 60 evaluations, GP with MAP: ``jbo.minimize_many`` (one
+  program for all seeds) against ``jbo.minimize`` seed after seed in one process. Each side runs in
+  a fresh Python process with the persistent compilation cache off, so both pay their compilations.
+* ``fresh``: a fresh Python process running ``jbo.minimize`` on Hartmann6 at 100 evaluations with
+  the defaults (GP, slice sampling, EI), with an empty compilation cache and with a warm one,
+  against Optuna's GPSampler doing the same run (``--peers-python``: an interpreter with optuna,
+  see experiments/requirements-peers.txt). Runs alternate; medians over ``--repeats``.
+* ``step``: the README's "write your own BO step" loop against ``jbo.Optimizer`` suggestions at the
+  same N (same padded size, MAP), steady iterations only.
+* ``parity``: 30 seeds of Hartmann6 at 100 evaluations with the defaults through ``minimize_many``
+  and through ``minimize``: mean best and its standard error.
+
+    python experiments/bench_compiled.py many fresh step --repeats 3 --peers-python /work/peers-venv/bin/python
+    python experiments/bench_compiled.py parity --seeds 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+RESULTS = os.path.join(_common.RESULTS, "bench_compiled.json")
+
+MANY = r"""
+import time, json
+start = time.perf_counter()
+import jbo
+from jbo.benchmarks import get_problem
+p = get_problem("hartmann6")
+r = jbo.minimize_many(p.evaluate, p.space(), budget={budget}, seeds=range({seeds}), inference="map")
+print(json.dumps({{"seconds": time.perf_counter() - start, "compile": r.compile_seconds,
+                  "best": [float(b) for b in r.best_values]}}))
+"""
+
+SEQUENTIAL = r"""
+import time, json
+start = time.perf_counter()
+import jbo
+from jbo.benchmarks import get_problem
+p = get_problem("hartmann6")
+best, first = [], None
+for seed in range({seeds}):
+    r = jbo.minimize(p.evaluate, p.space(), budget={budget}, seed=seed, inference="map")
+    best.append(r.best_value)
+    first = first or time.perf_counter() - start
+print(json.dumps({{"seconds": time.perf_counter() - start, "first_seed": first, "best": best}}))
+"""
+
+FRESH = r"""
+import time, json
+start = time.perf_counter()
+import jbo
+from jbo.benchmarks import get_problem
+p = get_problem("hartmann6")
+r = jbo.minimize(p.evaluate, p.space(), budget={budget}, seed=0)
+print(json.dumps({{"seconds": time.perf_counter() - start, "best": r.best_value}}))
+"""
+
+OPTUNA = r"""
+import time, json, sys
+start = time.perf_counter()
+sys.path.insert(0, {experiments!r})
+import peers
+values = peers.run_optuna_gp("hartmann6", {budget}, 0)
+print(json.dumps({{"seconds": time.perf_counter() - start, "best": min(values)}}))
+"""
+
+
+def run_script(code: str, python: str = sys.executable, env: dict | None = None) -> dict:
+    """Run ``code`` in a fresh interpreter; the wall time seen from here and the JSON it prints."""
+    start = time.perf_counter()
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env={**os.environ, **(env or {})},
+                         cwd=_common.ROOT)
+    wall = time.perf_counter() - start
+    if out.returncode:
+        raise RuntimeError(f"subprocess failed:\n{out.stderr[-3000:]}")
+    return {"wall": wall, **json.loads(out.stdout.strip().splitlines()[-1])}
+
+
+def part_many(args) -> dict:
+    env = {"JBO_NO_CACHE": "1"}
+    rows = {"minimize_many": [], "minimize": []}
+    for _ in range(args.repeats):
+        rows["minimize_many"].append(run_script(MANY.format(budget=60, seeds=10), env=env))
+        rows["minimize"].append(run_script(SEQUENTIAL.format(budget=60, seeds=10), env=env))
+    return rows
+
+
+def part_fresh(args) -> dict:
+    rows = {"jbo, empty cache": [], "jbo, warm cache": [], "optuna": []}
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {"JBO_CACHE_DIR": cache, "JBO_NO_CACHE": ""}
+            rows["jbo, empty cache"].append(run_script(FRESH.format(budget=100), env=env))
+            rows["jbo, warm cache"].append(run_script(FRESH.format(budget=100), env=env))
+        if args.peers_python:
+            code = OPTUNA.format(experiments=os.path.dirname(os.path.abspath(__file__)), budget=100)
+            rows["optuna"].append(run_script(code, python=args.peers_python,
+                                             env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}))
+    return {k: v for k, v in rows.items() if v}
+
+
+def part_step(args) -> dict:
+    """README loop vs Optimizer suggestions at the same N and padded size (in this process)."""
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    readme = open(os.path.join(_common.ROOT, "README.md"), encoding="utf-8").read()
+    block = re.search(r"```python\n(.*?)```", readme[readme.index("## Write your own BO step"):], re.S).group(1)
+    timed = block.replace("for i in range(20):\n", "times = []\nfor i in range(20):\n    t0 = time.perf_counter()\n")
+    assert "times = []" in timed
+    timed = timed.replace("    y = np.append(", "    times.append(time.perf_counter() - t0)\n    y = np.append(")
+    namespace = {"time": time}
+    exec(compile("import time\n" + timed, "README", "exec"), namespace)
+    own = namespace["times"][2:]  # the first two iterations compile
+
+    problem = get_problem("hartmann6")
+    opt = jbo.Optimizer(problem.space(), inference="map", n_init=8, seed=0)
+    times = []
+    for i in range(28):
+        t0 = time.perf_counter()
+        config = opt.ask(size=32)
+        times.append((opt.last_info["phase"], time.perf_counter() - t0))
+        opt.tell(config, problem.evaluate(config))
+    steady = [t for phase, t in times if phase == "model"][2:]  # the first model suggestions compile
+    return {"own_step": own, "optimizer": steady, "n": [8, 28],
+            "own_median": float(np.median(own)), "optimizer_median": float(np.median(steady))}
+
+
+def part_parity(args) -> dict:
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem("hartmann6")
+    start = time.perf_counter()
+    many = jbo.minimize_many(problem.evaluate, problem.space(), budget=100, seeds=range(args.seeds))
+    many_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    ask_tell = [jbo.minimize(problem.evaluate, problem.space(), budget=100, seed=s).best_value for s in range(args.seeds)]
+    return {"minimize_many": [float(v) for v in many.best_values], "minimize": [float(v) for v in ask_tell],
+            "many_seconds": many_seconds, "many_compile": many.compile_seconds,
+            "minimize_seconds": time.perf_counter() - start}
+
+
+def _mean_se(values):
+    import numpy as np
+
+    values = np.asarray(values, float)
+    return values.mean(), values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+
+
+def report(results: dict) -> str:
+    lines = ["## Compilation and the compiled path (bench_compiled)"]
+    med = lambda rows, key="wall": statistics.median(r[key] for r in rows)
+    if "many" in results:
+        r = results["many"]
+        many, seq = med(r["minimize_many"]), med(r["minimize"])
+        lines += ["", results["many_header"].rstrip()]
+        lines += ["", "10 seeds of Hartmann6 at 60 evaluations, GP (MAP), each side in a fresh process without "
+                  "the persistent cache (its compilations included); medians of "
+                  f"{len(r['minimize'])} runs:", "",
+                  "| path | wall time [s] | of which compiling [s] | mean best |", "|---|---|---|---|",
+                  f"| `jbo.minimize_many` (one program, 10 seeds) | {many:.1f} | "
+                  f"{med(r['minimize_many'], 'compile'):.1f} | {statistics.mean(r['minimize_many'][0]['best']):.4f} |",
+                  f"| `jbo.minimize`, seed after seed | {seq:.1f} | first seed {med(r['minimize'], 'first_seed'):.1f} | "
+                  f"{statistics.mean(r['minimize'][0]['best']):.4f} |", "",
+                  f"Ratio minimize_many / minimize: **{many / seq:.2f}**."]
+    if "fresh" in results:
+        r = results["fresh"]
+        runs = lambda v: ", ".join(f"{x['wall']:.1f}" for x in v)
+        rows = [f"| {k} | {med(v):.1f} | {runs(v)} | {v[0]['best']:.4f} |" for k, v in r.items()]
+        lines += ["", results["fresh_header"].rstrip()]
+        lines += ["", "A fresh Python process running Hartmann6 at 100 evaluations with the defaults (jbo: GP, "
+                  "slice sampling, EI; Optuna: GPSampler), wall time of the whole process:", "",
+                  "| run | median [s] | runs [s] | best |", "|---|---|---|---|", *rows]
+        if "optuna" in r:
+            o = med(r["optuna"])
+            lines += ["", f"jbo / Optuna: empty cache **{med(r['jbo, empty cache']) / o:.2f}**, "
+                          f"warm cache **{med(r['jbo, warm cache']) / o:.2f}**."]
+    if "step" in results:
+        r = results["step"]
+        lines += ["", results["step_header"].rstrip()]
+        lines += ["", f"The README's \"write your own BO step\" loop (Matérn + RQ kernel, MAP, N = {r['n'][0]}–"
+                  f"{r['n'][1]}, padded to 32) against `jbo.Optimizer` suggestions (Matérn, MAP, same N and "
+                  "padding), steady iterations:", "",
+                  "| loop | median per iteration [ms] |", "|---|---|",
+                  f"| README step | {1000 * r['own_median']:.1f} |", f"| `jbo.Optimizer.ask` | {1000 * r['optimizer_median']:.1f} |",
+                  "", f"Ratio: **{r['own_median'] / r['optimizer_median']:.2f}**."]
+    if "parity" in results:
+        r = results["parity"]
+        (mm, ms), (am, ase) = _mean_se(r["minimize_many"]), _mean_se(r["minimize"])
+        lines += ["", results["parity_header"].rstrip()]
+        lines += ["", f"Quality parity, Hartmann6 at 100 evaluations with the defaults, {len(r['minimize'])} seeds:", "",
+                  "| path | mean best ± s.e. | wall time [s] |", "|---|---|---|",
+                  f"| `jbo.minimize_many` | {mm:.4f} ± {ms:.4f} | {r['many_seconds']:.0f} "
+                  f"(compiling {r['many_compile']:.0f}) |",
+                  f"| `jbo.minimize` | {am:.4f} ± {ase:.4f} | {r['minimize_seconds']:.0f} |", "",
+                  f"Difference {mm - am:+.4f}, two standard errors of the difference "
+                  f"{2 * (ms**2 + ase**2) ** 0.5:.4f}."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="+", choices=["many", "fresh", "step", "parity"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=30)
+    parser.add_argument("--peers-python", default=None, help="an interpreter with optuna installed")
+    args = parser.parse_args(argv)
+    _common.setup()
+    results = json.load(open(RESULTS)) if os.path.exists(RESULTS) else {}
+    for part in args.parts:
+        print(f"running {part} ...", flush=True)
+        results[part] = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)
+        results[part + "_header"] = _common.header()
+        with open(RESULTS, "w") as f:
+            json.dump(results, f, indent=1)
+    text = report(results)
+    _common.update_section("bench_compiled", text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
