@@ -1,4 +1,4 @@
-"""Whole BO runs as one compiled program, ``vmap``-ped over seeds: :func:`minimize_many`.
+"""Whole BO runs as one compiled program over many seeds: :func:`minimize_many`.
 
 When the objective is a JAX function, a run needs no host at all: the initial design, every
 suggestion (:func:`jbo.loop.suggestion`, the step the ask/tell loop compiles too) and every
@@ -140,9 +140,12 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
     return run
 
 
+BATCHING = ("vmap", "map")
+
+
 def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | ModelConfig = "gp",
-                  ucb_beta=None, **options) -> ManyResult:
-    """Minimise a JAX objective with one run per seed, all runs in one compiled, ``vmap``-ped program.
+                  ucb_beta=None, batch: str | None = None, **options) -> ManyResult:
+    """Minimise a JAX objective with one run per seed, all runs in one compiled program.
 
     Args:
       fn: the objective (see :func:`run_function`); the benchmarks of :mod:`jbo.benchmarks` are such
@@ -152,9 +155,18 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
       seeds: the runs' seeds (each run is what ``jbo.minimize(..., seed=seed)`` computes).
       model, **options: as for :class:`jbo.Optimizer`.
       ucb_beta: one UCB weight per seed (``(S,)``), a scalar, or ``None`` (the setting's).
+      batch: how the program runs the seeds: ``"vmap"`` (side by side: one batched run, what an
+        accelerator is for) or ``"map"`` (one after the other inside the program, ``lax.map``).
+        Default: ``"vmap"`` on a GPU/TPU, ``"map"`` on a CPU, where batched runs wait for each
+        other's loops (a batched sampler or L-BFGS runs until its slowest seed is done) and gain
+        no parallelism: measured on 2 cores, 10 seeds of Hartmann6 at 60 evaluations (MAP) ran in
+        2.9 s mapped against 7.3 s vmapped, and compiled in 9.3 s against 13.7 s.
     Returns:
       :class:`ManyResult`.
     """
+    batch = batch or ("map" if jax.default_backend() == "cpu" else "vmap")
+    if batch not in BATCHING:
+        raise ValueError(f"unknown batch {batch!r}; valid choices: {list(BATCHING)}")
     seeds = np.asarray(list(seeds) if not isinstance(seeds, np.ndarray) else seeds)
     if seeds.ndim != 1 or len(seeds) == 0 or not np.issubdtype(seeds.dtype, np.integer):
         raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
@@ -163,7 +175,7 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
     settings = loop.Settings.create(model, **options)
     beta = np.broadcast_to(np.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, np.float64), seeds.shape)
     keys = jax.vmap(jax.random.key)(jnp.asarray(seeds))
-    program = jax.jit(jax.vmap(run))
+    program = jax.jit(jax.vmap(run) if batch == "vmap" else lambda k, b: jax.lax.map(lambda a: run(*a), (k, b)))
     compiled = program.lower(keys, jnp.asarray(beta, settings.float_dtype)).compile()
     compile_seconds = time.perf_counter() - start
     trace = jax.block_until_ready(compiled(keys, jnp.asarray(beta, settings.float_dtype)))

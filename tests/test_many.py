@@ -120,3 +120,12 @@ def test_a_model_config_object_and_its_name_suggest_the_same_point():
         by_name.tell(a, BRANIN.evaluate(a))
         by_config.tell(b, BRANIN.evaluate(b))
     assert by_name.last_info["phase"] == "model"
+
+
+def test_seeds_side_by_side_or_one_after_the_other_agree():
+    """``batch="vmap"`` (accelerators) and ``batch="map"`` (the CPU default) run the same runs."""
+    mapped = jbo.minimize_many(BRANIN.evaluate, SPACE, budget=7, seeds=[3, 4], batch="map", **SMALL)
+    batched = jbo.minimize_many(BRANIN.evaluate, SPACE, budget=7, seeds=[3, 4], batch="vmap", **SMALL)
+    np.testing.assert_allclose(batched.x, mapped.x, rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="batch"):
+        jbo.minimize_many(BRANIN.evaluate, SPACE, budget=7, seeds=[3], batch="pmap", **SMALL)
