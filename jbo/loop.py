@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import design, models
+from jbo import design, linalg, models
 from jbo.data import Data, bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import Acquisition, Inputs, ModelConfig, Pending, check_choice
@@ -261,7 +261,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     return space.round_trip(x[None])[0], new_state, fitted | ready, info
 
 
-compiled_suggestion = jax.jit(suggestion, static_argnames=("settings", "space"))
+compiled_suggestion = linalg.full_precision(jax.jit(suggestion, static_argnames=("settings", "space")))
 _standardize = jax.jit(standardize, static_argnames=("failures",))
 
 

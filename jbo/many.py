@@ -176,7 +176,8 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
     beta = np.broadcast_to(np.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, np.float64), seeds.shape)
     keys = jax.vmap(jax.random.key)(jnp.asarray(seeds))
     program = jax.jit(jax.vmap(run) if batch == "vmap" else lambda k, b: jax.lax.map(lambda a: run(*a), (k, b)))
-    compiled = program.lower(keys, jnp.asarray(beta, settings.float_dtype)).compile()
+    with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
+        compiled = program.lower(keys, jnp.asarray(beta, settings.float_dtype)).compile()
     compile_seconds = time.perf_counter() - start
     trace = jax.block_until_ready(compiled(keys, jnp.asarray(beta, settings.float_dtype)))
     x, values = np.asarray(trace.x, np.float64), np.asarray(trace.y, np.float64)

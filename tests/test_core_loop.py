@@ -68,7 +68,7 @@ def test_suggestion_traced_once_per_bucket(space, monkeypatch):
     # (UCB and a short Adam search keep the three compilations cheap.)
     options = dict(COMMON, acquisition="ucb", ucb_beta=1.2345, maximize=dict(MAXIMIZE, num_steps=5, local_scale=0.0517))
     opt = jbo.Optimizer(space, seed=3, **options)
-    cache_before = loop.compiled_suggestion._cache_size()
+    cache_before = loop.compiled_suggestion.jitted._cache_size()
     for _ in range(4):  # the Sobol design
         c = opt.ask()
         opt.tell(c, branin(c))
@@ -86,7 +86,7 @@ def test_suggestion_traced_once_per_bucket(space, monkeypatch):
     assert buckets == [bucket_size(n) for n in (4, 5, 17, 18, 25, 26)]
     assert len(set(buckets)) == 3
     assert len(traces) == len(set(buckets)), (traces, buckets)
-    assert loop.compiled_suggestion._cache_size() - cache_before == len(set(buckets))
+    assert loop.compiled_suggestion.jitted._cache_size() - cache_before == len(set(buckets))
 
 
 def test_bucket_count_for_a_200_iteration_run():

@@ -134,6 +134,10 @@ def fantasize(kernel: Kernel, posterior: GPPosterior, x, mask=None, jitter=None,
     return condition(kernel, posterior.params, extended, jitter, noise_floor)
 
 
+def _compiled(fn):
+    return linalg.full_precision(jax.jit(fn))
+
+
 def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: float | None = None,
              noise_scale: float = 0.1) -> Surrogate:
     """The exact GP surrogate with priors from :mod:`jbo.priors`.
@@ -161,11 +165,11 @@ def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: fl
     return Surrogate(
         name="gp",
         prior=prior,
-        log_likelihood=jax.jit(lambda params, data: log_marginal_likelihood(kernel, params, data, jitter, noise_floor)),
-        condition=jax.jit(lambda params, data: condition(kernel, params, data, jitter, noise_floor)),
-        predict=jax.jit(lambda posterior, x: predict(kernel, posterior, x)),
-        fantasize=jax.jit(lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor)),
-        predict_joint=jax.jit(lambda posterior, x: predict_joint(kernel, posterior, x)),
+        log_likelihood=_compiled(lambda params, data: log_marginal_likelihood(kernel, params, data, jitter, noise_floor)),
+        condition=_compiled(lambda params, data: condition(kernel, params, data, jitter, noise_floor)),
+        predict=_compiled(lambda posterior, x: predict(kernel, posterior, x)),
+        fantasize=_compiled(lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor)),
+        predict_joint=_compiled(lambda posterior, x: predict_joint(kernel, posterior, x)),
     )
 
 
