@@ -364,7 +364,9 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
         x, info["phase"] = initial_design(settings, space)[position], "initial"
     else:
         dtype = settings.float_dtype
-        size = bucket_size(len(state.y)) if size is None else max(int(size), len(state.y))
+        if size is not None and (isinstance(size, bool) or int(size) != size or size < len(state.y)):
+            raise ValueError(f"size must be an integer >= the number of observations ({len(state.y)}), got {size!r}")
+        size = bucket_size(len(state.y)) if size is None else int(size)
         key = suggestion_key(run_key(settings.seed), state.n_suggested)
         history, program, model_state = padded_history(state, size, dtype), settings.program(), state.model_state
         model = models.model_of(settings.model)

@@ -479,3 +479,12 @@ def test_journals_written_before_model_configs_resume(tmp_path, name, model, n_n
     opt.close()
     again = jbo.Optimizer.resume(path)  # now a journal with old settings and new observation records
     assert again.n_observed == len(observations) + 1
+
+
+def test_a_padded_size_smaller_than_the_data_is_refused(space):
+    opt = jbo.Optimizer(space, seed=0, **COMMON)
+    for config in random_configs(6, seed=2):
+        opt.tell(config, branin(config))
+    with pytest.raises(ValueError, match=r"size must be an integer >= the number of observations \(6\)"):
+        opt.ask(size=4)
+    assert opt.n_observed == 6 and len(opt.state.pending) == 0  # nothing changed
