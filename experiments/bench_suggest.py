@@ -34,8 +34,8 @@ def time_jbo(inference: str, n: int, repeats: int = 3, seed: int = 0, **settings
     rng = np.random.default_rng(seed)
     x = rng.random((n, space.dim))
     y = np.asarray(problem.fn(jax.numpy.asarray(x)))
-    cfg = loop.Settings(inference=inference, seed=seed, **settings)
-    state = loop.init(space.dim)._replace(x=x, y=y, n_suggested=n)
+    cfg = loop.Settings.create(inference=inference, seed=seed, **settings)
+    state = loop.init(cfg, space)._replace(x=x, y=y, n_suggested=n)
     calls = []
     for _ in range(2 + repeats):
         start = time.perf_counter()
@@ -46,8 +46,7 @@ def time_jbo(inference: str, n: int, repeats: int = 3, seed: int = 0, **settings
     return {"method": f"jbo gp-{inference}", "n": n, "seconds_per_suggestion": steady,
             "first_call_seconds": calls[0], "second_call_seconds": calls[1],
             "compile_seconds": max(0.0, calls[0] - steady) + max(0.0, calls[1] - steady),
-            "fit_seconds": info.get("fit_seconds"), "acquisition_seconds": info.get("acquisition_seconds"),
-            "n_pad": info.get("n_pad"), "samples": 1 if inference == "map" else cfg.num_samples}
+            "n_pad": info.get("n_pad"), "samples": cfg.model.kept_samples}
 
 
 def time_peer(peer: str, n: int, repeats: int = 3):

@@ -2,7 +2,7 @@
 
 Methods: ``arc``, ``tree``, ``gp`` (structure-blind, inactive columns filled randomly: the paper's
 gp-baseline) and ``random`` by default; ``independent`` and ``marginal`` on request. Models not
-registered in ``jbo.loop.MODELS`` are skipped with a message. The problem is jbo's MLP tuning problem
+registered in ``jbo.models.NAMES`` are skipped with a message. The problem is jbo's MLP tuning problem
 (``jbo.benchmarks.mlp``: 0-4 hidden layers, the shared topology of the paper's Fig. 3, bottom) on
 scikit-learn's shipped data sets (``breast_cancer``, ``wine``, ``iris``, ``digits``) instead of the
 paper's 45 LIBSVM data sets; each data set's split and network seed are fixed (``seed=0`` of the

@@ -1,13 +1,19 @@
 """Quality of jbo's defaults on Branin (budget 50) and Hartmann6 (budget 100), over seeds.
 
-Runs ``jbo.minimize`` with the defaults a user gets (GP, Matérn-5/2 ARD, slice sampling, log-EI),
-optionally the peers (Optuna's GPSampler, BoTorch SingleTaskGP + LogEI; ``experiments/peers.py``),
-and writes a table of best value and simple regret (mean ± standard error over seeds, wall time per
-run) to ``BENCHMARKS.md`` and ``experiments/results/core_quality.json``.
+Runs jbo with the defaults a user gets (GP, Matérn-5/2 ARD, slice sampling, log-EI), optionally the
+peers (Optuna's GPSampler, BoTorch SingleTaskGP + LogEI; ``experiments/peers.py``), and writes a table
+of best value and simple regret (mean ± standard error over seeds, time per seed) to ``BENCHMARKS.md``
+and ``experiments/results/core_quality.json``.
 
-    python experiments/core_quality.py --seeds 30 [--peers optuna botorch] [--escape]
+    python experiments/core_quality.py [--seeds 30] [--peers optuna botorch] [--escape]
+        [--path compiled|ask-tell] [--chunk N] [--results-dir DIR] [--report-only]
 
-``--escape`` runs jbo with its (opt-in) escape rule (:mod:`jbo.escape`) instead, as a row of its own.
+jbo's seeds of a problem run in one compiled ``jbo.minimize_many`` call (``--path compiled``, the
+default; ``--chunk`` splits the seeds over several calls) or, with ``--path ask-tell``, one
+``jbo.minimize`` per seed as before; the table says which path produced each row. The peers run seed
+by seed. A row (problem, method) is rerun and replaced as a whole. ``--escape`` runs jbo with its
+(opt-in) escape rule (:mod:`jbo.escape`) instead, as a row of its own. ``--results-dir`` writes the JSON
+and the section (``DIR/BENCHMARKS.md``) elsewhere (checks on tiny settings).
 """
 
 from __future__ import annotations
@@ -25,14 +31,21 @@ PROBLEMS = {"branin": 50, "hartmann6": 100}
 BARS = {"branin": "mean simple regret ≤ 1e-3", "hartmann6": "mean best ≤ −3.31"}
 
 
-def run_jbo(problem, budget, seed, **options):
-    import jbo
+def run_jbo(problem, budget, seeds, path, chunk=None, **options):
+    """jbo on ``seeds``: ``(runs [(values, seconds)], calls)``. Compiled, a seed's ``seconds`` is its
+    share of the call's wall time (compilation included; the report takes the calls' compile time apart)."""
     from jbo.benchmarks import get_problem
 
     p = get_problem(problem)
-    start = time.perf_counter()
-    result = jbo.minimize(p.evaluate, p.space(), budget=budget, seed=seed, **options)
-    return [float(v) for v in result.values], time.perf_counter() - start
+    runs, calls = [], []
+    for call_seeds, values, call in _common.run_seeds(p.evaluate, p.space(), budget, seeds, path, chunk, **options):
+        calls.append(call)
+        for seed, vals in zip(call_seeds, values):
+            runs.append((vals, call["seconds"] / len(call_seeds)))
+            print(f"{problem} jbo seed {seed}: best {min(v for v in vals if v == v):.6f} ({path})", flush=True)
+        compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
+        print(f"{problem} jbo seeds {call_seeds}: {call['seconds']:.1f} s{compiled}", flush=True)
+    return runs, calls
 
 
 def run_peer(peer, problem, budget, seed):
@@ -54,42 +67,62 @@ def summarise(runs, optimum):
             "regret_median": float(np.median(regret)), "seconds_mean": times.mean(), "n": len(runs)}
 
 
+def row_timing(r) -> dict:
+    """:func:`_common.timing` of a stored row: from its calls (jbo since the compiled path), else one
+    ask/tell or peer call per seed of ``seconds_mean`` (rows stored before: jbo then ran ask/tell)."""
+    if r.get("calls"):
+        return _common.timing(r["calls"])
+    return {"path": r.get("path", "ask-tell"), "per_seed": r["seconds_mean"], "compile": [],
+            "wall": r["seconds_mean"] * r["n"], "calls": r["n"]}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--peers", nargs="*", default=[], choices=["optuna", "botorch"])
     parser.add_argument("--inference", default="slice")
     parser.add_argument("--escape", action="store_true",
                         help="jbo with the escape rule on (jbo.escape), as an ablation row")
+    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
+    _common.add_path_arguments(parser)
     args = parser.parse_args(argv)
     _common.setup()
+    _common.use_results_dir(args.results_dir)
     from jbo.benchmarks import get_problem
 
     os.makedirs(_common.RESULTS, exist_ok=True)
     out = os.path.join(_common.RESULTS, "core_quality.json")
+    if args.report_only:
+        return write_report(json.load(open(out)) if os.path.exists(out) else {})
+    seeds = list(range(args.seeds))
+    options = dict(inference=args.inference, **({"escape": True} if args.escape else {}))
+    label = f"jbo gp-{args.inference} ({'escape on' if args.escape else 'defaults'})"
+    if args.path == "compiled":
+        _common.check_compiled(options)  # before any peer runs: refuse early
     for problem in args.problems:
         budget, optimum = PROBLEMS[problem], get_problem(problem).optimum
-        if args.escape:
-            label = f"jbo gp-{args.inference} (escape on)"
-            methods = [(label, lambda s: run_jbo(problem, budget, s, inference=args.inference, escape=True))]
-        else:
-            label = f"jbo gp-{args.inference} (defaults)"
-            methods = [(label, lambda s: run_jbo(problem, budget, s, inference=args.inference))]
-        methods += [(f"{peer}", (lambda peer: lambda s: run_peer(peer, problem, budget, s))(peer)) for peer in args.peers]
-        for label, fn in methods:
-            runs = []
-            for seed in range(args.seeds):
-                values, seconds = fn(seed)
-                runs.append((values, seconds))
-                print(f"{problem} {label} seed {seed}: best {min(v for v in values if v == v):.6f} ({seconds:.0f} s)",
-                      flush=True)
+        methods = [(label, args.path, lambda: run_jbo(problem, budget, seeds, args.path, args.chunk, **options))]
+        methods += [(peer, "peer", (lambda peer: lambda: run_peer_seeds(peer, problem, budget, seeds))(peer))
+                    for peer in args.peers]
+        for label_, path, fn in methods:
+            runs, calls = fn()
             # Re-read before writing: several invocations (e.g. an ablation row) may run side by side.
-            results = json.load(open(out)) if os.path.exists(out) else {}
-            results.setdefault(problem, {})[label] = {"budget": budget, "optimum": optimum, **summarise(runs, optimum),
-                                                      "runs": [v for v, _ in runs]}
-            json.dump(results, open(out, "w"), indent=1)
+            results = _common.merge_result(out, [problem, label_], {
+                "budget": budget, "optimum": optimum, **summarise(runs, optimum), "runs": [v for v, _ in runs],
+                "seeds": seeds, "path": path, "calls": calls})
     write_report(json.load(open(out)))
+
+
+def run_peer_seeds(peer, problem, budget, seeds):
+    """A peer on ``seeds``, one run after the other: ``(runs, calls)`` as :func:`run_jbo`."""
+    runs, calls = [], []
+    for seed in seeds:
+        values, seconds = run_peer(peer, problem, budget, seed)
+        runs.append((values, seconds))
+        calls.append({"path": "peer", "seeds": [seed], "seconds": seconds, "compile_seconds": None})
+        print(f"{problem} {peer} seed {seed}: best {min(v for v in values if v == v):.6f} ({seconds:.0f} s)", flush=True)
+    return runs, calls
 
 
 def solved(r, tol=1e-3):
@@ -100,18 +133,25 @@ def solved(r, tol=1e-3):
 def write_report(results):
     lines = ["## Core quality: Branin (50 evaluations) and Hartmann6 (100 evaluations)", "",
              _common.header(),
-             "Budgets include the initial design. Mean ± standard error over seeds; time is the mean wall time of one"
-             " whole run (jbo uses JAX's persistent compilation cache, so only the first seed pays for"
-             " compilation).", "",
-             "| problem | method | seeds | best value | best value, seeds 0–9 | simple regret (mean ± se) | median regret"
-             " | seeds with regret < 1e-3 | s / run | bar |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "Budgets include the initial design. Mean ± standard error over seeds. Path: `compiled` rows ran all"
+             " of jbo's seeds of the row in one `jbo.minimize_many` call (one compiled program, the seeds vmapped"
+             " together); their s / seed is the call's wall time less compilation divided by the seeds, and the"
+             " compile time of each call is apart. `ask-tell` rows ran `jbo.minimize` seed by seed (jbo rows"
+             " stored before the compiled path existed ran this way); s / seed is the mean wall time of one whole"
+             " run (JAX's persistent compilation cache is on, so the first seed pays for compilation, if any)."
+             " `peer` rows ran seed by seed in their own library.", "",
+             "| problem | method | path | seeds | best value | best value, seeds 0–9 | simple regret (mean ± se)"
+             " | median regret | seeds with regret < 1e-3 | s / seed | compile s | bar |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for problem, methods in results.items():
         for label, r in methods.items():
             first_ten = sum(min(v for v in run if v == v) for run in r["runs"][:10]) / len(r["runs"][:10])
-            lines.append(f"| {problem} ({r['optimum']:.5f}) | {label} | {r['n']} | {r['best_mean']:.5f} ± {r['best_se']:.5f}"
+            t = row_timing(r)
+            path = r.get("path", "peer" if not label.startswith("jbo") else "ask-tell")
+            lines.append(f"| {problem} ({r['optimum']:.5f}) | {label} | {path} | {r['n']}"
+                         f" | {r['best_mean']:.5f} ± {r['best_se']:.5f}"
                          f" | {first_ten:.5f} | {r['regret_mean']:.2e} ± {r['regret_se']:.1e} | {r['regret_median']:.1e}"
-                         f" | {solved(r)}/{r['n']} | {r['seconds_mean']:.0f}"
+                         f" | {solved(r)}/{r['n']} | {_common.seconds_text(t['per_seed'])} | {_common.compile_text(t)}"
                          f" | {BARS[problem] if label.endswith('(defaults)') else ''} |")
     lines += ["", "Peer rows above (Optuna GPSampler with its defaults, seeded like jbo) ran in the same process as"
               " jbo's rows, on the same seeds. Issue #2 quotes, from an earlier 5-seed run on this kind of machine:"

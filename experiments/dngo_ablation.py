@@ -55,7 +55,7 @@ def default_variant() -> str:
     settings = loop.Settings(model="dngo")
     for name, options in VARIANTS.items():
         if (settings.maximize.num_steps == options["maximize"]["num_steps"]
-                and settings.curvature_scale == options["curvature_scale"]):
+                and settings.model.curvature_scale == options["curvature_scale"]):
             return name
     return ""
 

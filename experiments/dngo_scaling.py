@@ -42,8 +42,8 @@ def time_suggestions(settings: dict, n: int, repeats: int, seed: int = 0) -> dic
     rng = np.random.default_rng(seed)
     x = rng.random((n, space.dim))
     y = np.asarray(problem.fn(jax.numpy.asarray(x)))
-    cfg = loop.Settings(seed=seed, **settings)
-    state = loop.init(space.dim)._replace(x=x, y=y, n_suggested=n)
+    cfg = loop.Settings.create(seed=seed, **settings)
+    state = loop.init(cfg, space)._replace(x=x, y=y, n_suggested=n)
     calls, infos = [], []
     for _ in range(2 + repeats):
         start = time.perf_counter()
@@ -55,9 +55,8 @@ def time_suggestions(settings: dict, n: int, repeats: int, seed: int = 0) -> dic
     last = infos[-1]
     return {"n": n, "seconds_per_suggestion": steady, "all_calls": calls,
             "compile_seconds": max(0.0, calls[0] - steady) + max(0.0, calls[1] - steady),
-            "train_seconds": last.get("train_seconds"), "fit_seconds": last.get("fit_seconds"),
-            "acquisition_seconds": last.get("acquisition_seconds"), "n_pad": last.get("n_pad"),
-            "network_steps": cfg.network.num_steps if cfg.model in ("dngo", "ensemble") else None}
+            "n_pad": last.get("n_pad"),
+            "network_steps": cfg.model.network.num_steps if cfg.model_name in ("dngo", "ensemble") else None}
 
 
 def slope(ns, seconds, n_min=400):
@@ -175,8 +174,9 @@ def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling
         cells = []
         for n in ns:
             r = get.get((m, n))
-            cells.append("–" if r is None else f"{r['train_seconds']:.2f} / {r['fit_seconds'] - r['train_seconds']:.2f} /"
-                         f" {r['acquisition_seconds']:.2f}")
+            # rows timed since 87bfd7b have no split: one compiled program does all three
+            cells.append("–" if r is None or r.get("train_seconds") is None else
+                         f"{r['train_seconds']:.2f} / {r['fit_seconds'] - r['train_seconds']:.2f} / {r['acquisition_seconds']:.2f}")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines += ["", "Peers on the 2-core CPU machine (JAX-NOTES.md, not rerun here): pybnn's DNGO (emcee) ~127 s at"
               " N = 1600; BoTorch SingleTaskGP 28 s; Optuna GPSampler 14 s."]

@@ -1,12 +1,16 @@
 """DNGO's Table 1 (Snoek et al. 2015): Branin and Hartmann6, 200 evaluations, GP vs DNGO vs random search.
 
-Each (problem, method, seed) is one ``jbo.minimize`` run with jbo's defaults for that model (GP:
-Matérn-5/2 ARD, 10 slice samples; DNGO: tanh 50-50-50 basis retrained every iteration, BLR with the
-quadratic prior mean, 10 slice samples of α, β, λ, c, Λ; both maximise log-EI). Results go to a
-resumable JSON (finished triples are skipped on a rerun), a table in BENCHMARKS.md next to the paper's
-numbers, and a convergence figure per problem.
+Each (problem, method) runs its missing seeds in one compiled ``jbo.minimize_many`` call (``--path
+compiled``, the default; ``--chunk N`` splits them over calls of N seeds), with jbo's defaults for that
+model (GP: Matérn-5/2 ARD, 10 slice samples; DNGO: tanh 50-50-50 basis retrained every iteration, BLR
+with the quadratic prior mean, 10 slice samples of α, β, λ, c, Λ; both maximise log-EI); ``--path
+ask-tell`` runs one ``jbo.minimize`` per seed as before. Results go to a resumable JSON (finished
+(problem, method, seed) triples are skipped on a rerun; all seeds of a call are stored at once), a table
+in BENCHMARKS.md next to the paper's numbers (a row per path), and a convergence figure per problem
+(``--results-dir DIR``: all three under DIR instead).
 
-    python experiments/dngo_table1.py [--seeds 10] [--budget 200] [--methods gp dngo random [ensemble]]
+    python experiments/dngo_table1.py [--seeds 30] [--budget 200] [--methods gp dngo random [ensemble]]
+        [--path compiled|ask-tell] [--chunk N] [--results-dir DIR]
 
 ``ensemble`` (five networks, Pethick 2018) is not in the paper's table and runs only when named.
 """
@@ -17,7 +21,6 @@ import argparse
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -35,39 +38,47 @@ DEFAULT_METHODS = ["gp", "dngo", "random"]
 BARS = {"branin": 0.400, "hartmann6": -3.30}
 
 
-def run(problem: str, method: str, seed: int, budget: int):
-    import jbo
+def run(problem: str, method: str, seeds, budget: int, path: str = "compiled", chunk: int | None = None):
+    """``seeds`` of one method on one problem: ``(seeds, values, call)`` per call (:func:`_common.run_seeds`)."""
     from jbo.benchmarks import get_problem
 
     p = get_problem(problem)
-    start = time.perf_counter()
-    result = jbo.minimize(p.evaluate, p.space(), budget=budget, seed=seed, **METHODS[method])
-    return [float(v) for v in result.values], time.perf_counter() - start
+    return _common.run_seeds(p.evaluate, p.space(), budget, seeds, path, chunk, **METHODS[method])
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--budget", type=int, default=PAPER_BUDGET)
     parser.add_argument("--problems", nargs="+", default=list(PAPER), choices=list(PAPER))
     parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=list(METHODS))
     parser.add_argument("--report-only", action="store_true", help="rewrite the table from the saved JSON")
+    _common.add_path_arguments(parser)
     args = parser.parse_args(argv)
     _common.setup()
+    _common.use_results_dir(args.results_dir)
     path = os.path.join(_common.RESULTS, "dngo_table1.json")
     results = json.load(open(path)) if os.path.exists(path) else {}
     if not args.report_only:
+        if args.path == "compiled":
+            for method in args.methods:  # refuse before running anything
+                _common.check_compiled(METHODS[method])
         os.makedirs(_common.RESULTS, exist_ok=True)
         for problem in args.problems:
             for method in args.methods:
-                for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    key = f"{problem}/{method}/{args.budget}"
-                    if str(seed) in results.get(key, {}):
-                        continue
-                    values, seconds = run(problem, method, seed, args.budget)
-                    print(f"{key} seed {seed}: best {min(v for v in values if v == v):.5f} ({seconds:.0f} s)", flush=True)
-                    results = _common.merge_result(path, [key, str(seed)], {"values": values, "seconds": seconds})
+                key = f"{problem}/{method}/{args.budget}"
+                seeds = range(args.first_seed, args.first_seed + args.seeds)
+                todo = [s for s in seeds if str(s) not in results.get(key, {})]
+                if not todo:
+                    continue
+                for seeds, values, call in run(problem, method, todo, args.budget, args.path, args.chunk):
+                    best = [min(v for v in vals if v == v) for vals in values]
+                    compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
+                    print(f"{key} seeds {seeds} ({call['path']}): best {', '.join(f'{b:.5f}' for b in best)}"
+                          f" ({call['seconds']:.0f} s{compiled})", flush=True)
+                    records = _common.seed_records(seeds, values, call)
+                    results = _common.merge_results(path, [([key, s], r) for s, r in records.items()])
     write_report(results)
 
 
@@ -78,35 +89,41 @@ def write_report(results):
     from jbo.plotting import plot_convergence
 
     lines = ["## DNGO Table 1: Branin and Hartmann6 (Snoek et al. 2015)", "", _common.header(),
-             "Best value found (mean ± std over seeds, as the paper reports), simple regret (mean ± standard error),"
-             " mean wall time of one whole run (persistent compile cache on; the first seed of a method pays for"
-             " compilation). Budgets include the initial design (jbo default: max(5, D + 1) Sobol points).", "",
-             "| problem | method | evaluations | seeds | best value (mean ± std) | simple regret (mean ± se) | s / run |"
-             " paper (10 runs, 200 evaluations) |", "|---|---|---|---|---|---|---|---|"]
+             "Best value found (mean ± std over seeds, as the paper reports), simple regret (mean ± standard error)."
+             " Budgets include the initial design (jbo default: max(5, D + 1) Sobol points). Path: `compiled` rows"
+             " ran the method's seeds in one `jbo.minimize_many` call (or a few), the seeds vmapped together; s / seed"
+             " is the calls' wall time less compilation divided by their seeds, the compile time of each call apart."
+             " `ask-tell` rows ran `jbo.minimize` seed by seed (rows stored before the compiled path existed ran this"
+             " way); s / seed is the mean wall time of one whole run (persistent compile cache on; the first seed of"
+             " a method pays for compilation, if any).", "",
+             "| problem | method | path | evaluations | seeds | best value (mean ± std) | simple regret (mean ± se)"
+             " | s / seed | compile s | paper (10 runs, 200 evaluations) |", "|---|---|---|---|---|---|---|---|---|---|"]
     figures = []
-    for key, runs in sorted(results.items()):
+    for key, all_runs in sorted(results.items()):
         problem, method, budget = key.split("/")
         p = get_problem(problem)
-        values = [np.asarray(r["values"], dtype=float) for r in runs.values()]
-        best = np.array([np.nanmin(v) for v in values])
-        regret = best - p.optimum
-        se = regret.std(ddof=1) / np.sqrt(len(regret)) if len(regret) > 1 else float("nan")
-        seconds = np.mean([r["seconds"] for r in runs.values()])
-        paper_key = {"gp": "Spearmint (GP)", "dngo": "DNGO"}.get(method)
-        paper = PAPER[problem].get(paper_key, "–") if paper_key else "–"
-        note = "" if int(budget) == PAPER_BUDGET else f" (paper: {PAPER_BUDGET})"
-        lines.append(f"| {problem} ({p.optimum:.4f}) | {method} | {budget}{note} | {len(best)} | {best.mean():.4f} ±"
-                     f" {best.std(ddof=1) if len(best) > 1 else 0.0:.4f} | {regret.mean():.2e} ± {se:.1e} | {seconds:.0f} |"
-                     f" {paper} |")
+        for path, runs in _common.by_path(all_runs).items():
+            values = [np.asarray(r["values"], dtype=float) for r in runs.values()]
+            best = np.array([np.nanmin(v) for v in values])
+            regret = best - p.optimum
+            se = regret.std(ddof=1) / np.sqrt(len(regret)) if len(regret) > 1 else float("nan")
+            t = _common.timing(_common.calls_of(runs))
+            paper_key = {"gp": "Spearmint (GP)", "dngo": "DNGO"}.get(method)
+            paper = PAPER[problem].get(paper_key, "–") if paper_key else "–"
+            note = "" if int(budget) == PAPER_BUDGET else f" (paper: {PAPER_BUDGET})"
+            lines.append(f"| {problem} ({p.optimum:.4f}) | {method} | {path} | {budget}{note} | {len(best)} |"
+                         f" {best.mean():.4f} ± {best.std(ddof=1) if len(best) > 1 else 0.0:.4f} |"
+                         f" {regret.mean():.2e} ± {se:.1e} | {_common.seconds_text(t['per_seed'])} |"
+                         f" {_common.compile_text(t)} | {paper} |")
     lines += ["", "Paper's other columns: " + "; ".join(
         f"{prob}: SMAC {PAPER[prob]['SMAC']}, TPE {PAPER[prob]['TPE']}" for prob in PAPER) + "."]
     by_problem = {}
     for key, runs in results.items():
         problem, method, budget = key.split("/")
         by_problem.setdefault((problem, budget), {})[method] = [np.asarray(r["values"], dtype=float) for r in runs.values()]
-    os.makedirs(os.path.join(_common.ROOT, "experiments", "figures"), exist_ok=True)
+    os.makedirs(_common.FIGURES, exist_ok=True)
     for (problem, budget), curves in sorted(by_problem.items()):
-        figure = os.path.join("experiments", "figures", f"dngo_table1_{problem}.png")
+        figure = _common.display_path(os.path.join(_common.FIGURES, f"dngo_table1_{problem}.png"))
         plot_convergence(curves, optimum=get_problem(problem).optimum, path=os.path.join(_common.ROOT, figure),
                          title=f"{problem}: {' vs '.join(sorted(curves))} ({budget} evaluations)")
         figures.append(f"`{figure}`")

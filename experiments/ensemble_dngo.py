@@ -3,7 +3,9 @@
 Pethick's study (``../shared/papers/004_*.txt``, §3.2-3.6, §4.3-4.4, Figs. 3, 4, 6, 9): DNGO with one
 network against an ensemble of five whose members' acquisitions are aggregated by the mean, the median or
 the max (eq. 30), on SinOne embedded into 2, 3 and 4 dimensions, Hartmann6 and Rosenbrock 8-d. Every
-(problem, method, seed) is one ``jbo.minimize`` run in Pethick's setting:
+(problem, method) runs its missing seeds in one compiled ``jbo.minimize_many`` call (``--path compiled``,
+the default; ``--chunk N`` splits them over calls of N seeds; ``--path ask-tell`` runs one
+``jbo.minimize`` per seed as before, timing every step), in Pethick's setting:
 
 * training ``retrain-reset`` (fresh weights every iteration, his choice after §4.2), no quadratic prior
   mean (§5.2: "purposely left out");
@@ -31,11 +33,15 @@ The embeddings use the paper's definition (the extra coordinates have no effect:
 Regrets (Pethick eqs. 33-34, minimisation): simple regret ``r_t = min_{s<=t} y_s - f*`` and cumulative
 regret ``R_T = sum_t (y_t - f*)``, both over all evaluations including the initial design
 (:func:`jbo.metrics.simple_regret`, :func:`jbo.metrics.cumulative_regret`). Results go to a resumable JSON
-(finished (problem, method, seed) triples are skipped, so a killed run continues), a BENCHMARKS.md section
-and one figure per problem (``experiments/figures/ensemble_dngo_<problem>.png``).
+(finished (problem, method, seed) triples are skipped, so a killed run continues; all seeds of a call are
+stored at once), a BENCHMARKS.md section (a row per method and path) and one figure per problem
+(``experiments/figures/ensemble_dngo_<problem>.png``); ``--results-dir DIR`` puts all three under DIR.
+``--cpu-devices`` (the ensemble's members trained split over CPU devices, on the host) needs ``--path
+ask-tell``: one compiled program runs on one device, and the compiled path refuses it.
 
-    python experiments/ensemble_dngo.py [--seeds 5] [--rounds R | --budget N] [--problems sinone2 hartmann6 ...]
-        [--methods dngo ensemble-mean ...] [--network-steps 1000] [--cpu-devices 2] [--report-only]
+    python experiments/ensemble_dngo.py [--seeds 30] [--rounds R | --budget N] [--problems sinone2 hartmann6 ...]
+        [--methods dngo ensemble-mean ...] [--network-steps 1000] [--path compiled|ask-tell [--cpu-devices 2]]
+        [--chunk N] [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
@@ -44,14 +50,11 @@ import argparse
 import json
 import os
 import sys
-import time
 from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-FIGURES = os.path.join(_common.ROOT, "experiments", "figures")
-DEFAULT_OUT = os.path.join(_common.RESULTS, "ensemble_dngo.json")
 PAPER_ROUNDS = 200  # model-based rounds after the initial design (Pethick's run.py -k 200)
 PAPER_KAPPA = 4.0  # his UCB: beta = 16, mean + sqrt(beta) * std
 PAPER_STEPS = 1000  # epochs, full batch
@@ -104,18 +107,15 @@ def settings_for(bench: Benchmark, method: str, args) -> dict:
                 maximize={"num_steps": 100})
 
 
-def run_one(bench: Benchmark, options: dict, seed: int, budget: int) -> dict:
-    """One ``jbo.minimize`` run: the values in evaluation order, the wall time of the run and of every step
-    (suggestion + evaluation; the evaluations are microseconds, so a model round's step is its suggestion)."""
-    import jbo
+def run_seeds(bench: Benchmark, options: dict, seeds, budget: int, path: str, chunk: int | None = None):
+    """``seeds`` of one method: ``(seeds, values, call)`` per call (:func:`_common.run_seeds`). Ask/tell, a
+    call is one seed and holds the wall time of every step (suggestion + evaluation; the evaluations are
+    microseconds, so a model round's step is its suggestion); compiled, one call runs all ``seeds``."""
     from jbo.benchmarks import get_problem
 
     problem = get_problem(bench.name, bench.dim)
-    stamps = [time.perf_counter()]
-    result = jbo.minimize(problem.evaluate, problem.space(), budget=budget, seed=seed,
-                          callback=lambda _: stamps.append(time.perf_counter()), **options)
-    steps = [b - a for a, b in zip(stamps[:-1], stamps[1:])]  # suggestion + evaluation, per evaluation
-    return {"values": [float(v) for v in result.values], "seconds": stamps[-1] - stamps[0], "step_seconds": steps}
+    return _common.run_seeds(problem.evaluate, problem.space(), budget, seeds, path, chunk,
+                             step_seconds=path == "ask-tell", **options)
 
 
 def run_config(args, budget: int) -> dict:
@@ -129,7 +129,10 @@ def load(path: str) -> dict:
 
 
 def run_study(args, results: dict) -> dict:
-    """Run every missing (problem, method, seed) triple, saving after each run."""
+    """Run every missing (problem, method, seed) triple, saving after each call (all its seeds at once)."""
+    if args.path == "compiled":
+        for method in args.methods:  # refuse before running anything (e.g. --cpu-devices: host-side training)
+            _common.check_compiled(settings_for(PROBLEMS[args.problems[0]], method, args))
     for problem in args.problems:
         bench = PROBLEMS[problem]
         budget = args.budget or bench.n_init + (PAPER_ROUNDS if args.rounds is None else args.rounds)
@@ -138,16 +141,25 @@ def run_study(args, results: dict) -> dict:
                              " initial points")
         config = run_config(args, budget)
         for method in args.methods:
+            todo = []
             for seed in range(args.seeds):
                 stored = results.get(problem, {}).get(method, {}).get(str(seed))
                 if stored is not None and stored["config"] == config:
                     continue
                 if stored is not None:
                     print(f"{problem} {method} seed {seed}: stored with {stored['config']}, rerunning with {config}")
-                run = run_one(bench, settings_for(bench, method, args), seed, budget)
-                results = _common.merge_result(args.out, [problem, method, str(seed)], {"config": config, **run})
-                best = min(v for v in run["values"] if v == v)
-                print(f"{problem} {method} seed {seed}: best {best:.6g} ({run['seconds']:.0f} s)", flush=True)
+                todo.append(seed)
+            if not todo:
+                continue
+            for seeds, values, call in run_seeds(bench, settings_for(bench, method, args), todo, budget, args.path,
+                                                 args.chunk):
+                records = _common.seed_records(seeds, values, call)
+                results = _common.merge_results(args.out, [([problem, method, s], {"config": config, **r})
+                                                           for s, r in records.items()])
+                best = ", ".join(f"{min(v for v in vals if v == v):.6g}" for vals in values)
+                compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
+                print(f"{problem} {method} seeds {seeds} ({call['path']}): best {best} ({call['seconds']:.0f} s"
+                      f"{compiled})", flush=True)
     return results
 
 
@@ -177,11 +189,20 @@ def _distinct(runs: dict, field: str) -> str:
 
 
 def _suggestion_seconds(runs: dict, n_init: int) -> str:
-    """Median wall time of a model-based suggestion over all runs' model rounds (robust to compilations)."""
+    """Ask/tell: the median wall time of a model-based suggestion over all runs' model rounds (robust to
+    compilations). Compiled (no step is timed on its own): the calls' wall time less compilation divided
+    by the model rounds of all their seeds, marked ``†``."""
     import numpy as np
 
     steps = [t for r in runs.values() for t in r.get("step_seconds", [])[n_init:]]
-    return f"{np.median(steps):.2f}" if steps else "–"
+    if steps:
+        return f"{np.median(steps):.2f}"
+    calls = [c for c in _common.calls_of(runs) if c["path"] == "compiled"]
+    budget = {int(s): r["config"]["budget"] for s, r in runs.items()}
+    rounds = sum(budget.get(s, max(budget.values())) - n_init for c in calls for s in c["seeds"])
+    if not calls or rounds <= 0:
+        return "–"
+    return f"{sum(c['seconds'] - c['compile_seconds'] for c in calls) / rounds:.2g}†"
 
 
 def problem_table(problem: str, methods: dict) -> list[str]:
@@ -194,11 +215,11 @@ def problem_table(problem: str, methods: dict) -> list[str]:
     optimum = get_problem(bench.name, bench.dim).optimum
     lines = [f"### {problem} (d = {get_problem(bench.name, bench.dim).dim}, f* = {optimum:.6g}; Pethick: "
              f"{bench.n_init} initial + {PAPER_ROUNDS} rounds = {bench.paper_budget} evaluations)", "",
-             "| method | seeds | budget run | final simple regret | cumulative regret R_T | s / run"
-             " | s / suggestion | network steps | note |", "|---|---|---|---|---|---|---|---|---|"]
-    for method, runs in methods.items():
-        if not runs:
-            continue
+             "| method | path | seeds | budget run | final simple regret | cumulative regret R_T | s / seed | compile s"
+             " | s / suggestion | network steps | note |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [(method, path, runs) for method, all_runs in methods.items()
+            for path, runs in _common.by_path(all_runs).items()]
+    for method, path, runs in rows:
         simple, cumulative = curves(runs, optimum)
         budgets = sorted({r["config"]["budget"] for r in runs.values()})
         note = ("smaller budget than the paper's" if max(budgets) < bench.paper_budget else
@@ -207,14 +228,15 @@ def problem_table(problem: str, methods: dict) -> list[str]:
             note += f"; fewer network steps than Pethick's {PAPER_STEPS}"
         if len(budgets) > 1:
             note += f"; mixed budgets, curves cut to {simple.shape[1]}"
-        seconds = np.array([r["seconds"] for r in runs.values()])
-        lines.append(f"| {METHODS[method][0]} | {len(runs)} | {_distinct(runs, 'budget')} (paper"
+        t = _common.timing(_common.calls_of(runs))
+        lines.append(f"| {METHODS[method][0]} | {path} | {len(runs)} | {_distinct(runs, 'budget')} (paper"
                      f" {bench.paper_budget}) | {_mean_std(simple[:, -1])} | {_mean_std(cumulative[:, -1])}"
-                     f" | {seconds.mean():.0f} | {_suggestion_seconds(runs, bench.n_init)}"
-                     f" | {_distinct(runs, 'network_steps')} | {note} |")
+                     f" | {_common.seconds_text(t['per_seed'])} | {_common.compile_text(t)}"
+                     f" | {_suggestion_seconds(runs, bench.n_init)} | {_distinct(runs, 'network_steps')} | {note} |")
+    figure = _common.display_path(os.path.join(_common.FIGURES, f"ensemble_dngo_{problem}.png"))
     lines += ["", f"Pethick (2018): {bench.finding}. `paper-tables.md` has no numbers for this problem (the paper"
               " reports it in figures only), so there is no published value to print beside jbo's.", "",
-              f"![{problem}](experiments/figures/ensemble_dngo_{problem}.png)", ""]
+              f"![{problem}]({figure})", ""]
     return lines
 
 
@@ -248,8 +270,8 @@ def plot_problem(problem: str, methods: dict) -> str:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize="small")
     fig.suptitle(f"{problem}: mean ± standard error over seeds (UCB, retrain-reset, no quadratic prior)")
-    path = os.path.join(FIGURES, f"ensemble_dngo_{problem}.png")
-    os.makedirs(FIGURES, exist_ok=True)
+    path = os.path.join(_common.FIGURES, f"ensemble_dngo_{problem}.png")
+    os.makedirs(_common.FIGURES, exist_ok=True)
     fig.savefig(path, dpi=110)
     return path
 
@@ -264,10 +286,14 @@ def write_report(results: dict) -> None:
              f"{'/'.join(f'{k * k:g}' for k in kappa)}; his code uses κ = 4), ReLU-ReLU-tanh 50-50-50 networks,"
              " Adam 0.01, L2 1e-4, full batch, BLR α, β by MAP. Budgets include the initial design (Sobol; 20"
              " points, 100 for 8-d). Regrets over all evaluations: final simple regret r_T = min y - f*, cumulative"
-             " regret R_T = Σ (y_t - f*); mean ± std over seeds (the figures show mean ± standard error). s / run"
-             " is the mean wall time of a whole run (only a method's first runs in a fresh cache pay for"
-             " compilation: JAX's persistent compile cache is on); s / suggestion the median time of one"
-             " model-based suggestion over all model rounds.", ""]
+             " regret R_T = Σ (y_t - f*); mean ± std over seeds (the figures show mean ± standard error). Path:"
+             " `compiled` rows ran a method's seeds in one `jbo.minimize_many` call (or a few), the seeds vmapped"
+             " together: s / seed is the calls' wall time less compilation divided by their seeds, the compile"
+             " time of each call apart, and s / suggestion (marked †) that time divided by all the seeds' model"
+             " rounds (no step is timed on its own). `ask-tell` rows ran `jbo.minimize` seed by seed (rows stored"
+             " before the compiled path existed ran this way): s / seed is the mean wall time of a whole run"
+             " (only a method's first runs in a fresh cache pay for compilation: JAX's persistent compile cache"
+             " is on), s / suggestion the median time of one model-based suggestion over all model rounds.", ""]
     for problem in PROBLEMS:
         if results.get(problem):
             lines += problem_table(problem, results[problem])
@@ -277,13 +303,14 @@ def write_report(results: dict) -> None:
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5, help="seeds 0 .. seeds-1 per (problem, method)")
+    parser.add_argument("--seeds", type=int, default=30, help="seeds 0 .. seeds-1 per (problem, method)")
     parser.add_argument("--budget", type=int, default=None,
                         help="evaluations per run, initial design included (default: n_init + --rounds)")
     parser.add_argument("--rounds", type=int, default=None,
                         help=f"model-based rounds after each problem's initial design (default Pethick's {PAPER_ROUNDS})")
     parser.add_argument("--cpu-devices", type=int, default=None,
-                        help="split the host CPU into this many JAX devices (ensemble members then train in parallel)")
+                        help="split the host CPU into this many JAX devices (ensemble members then train in"
+                             " parallel); only with --path ask-tell")
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--network-steps", type=int, default=PAPER_STEPS,
@@ -291,14 +318,19 @@ def parse_args(argv=None):
     parser.add_argument("--kappa", type=float, default=PAPER_KAPPA, help="UCB κ of eq. 22 (ucb_beta = κ²)")
     parser.add_argument("--inference", default="map", choices=["map", "slice", "nuts"],
                         help="BLR hyperparameters α, β: 'map' (Pethick's runs without 'MCMC') or sampled")
-    parser.add_argument("--out", default=DEFAULT_OUT, help="results JSON (resumable)")
+    parser.add_argument("--out", default=None,
+                        help="results JSON (resumable; default experiments/results/ensemble_dngo.json, or under"
+                             " --results-dir)")
     parser.add_argument("--report-only", action="store_true", help="rewrite table and figures from the JSON")
+    _common.add_path_arguments(parser)
     return parser.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
     _common.setup(cpu_devices=args.cpu_devices)
+    _common.use_results_dir(args.results_dir)
+    args.out = args.out or os.path.join(_common.RESULTS, "ensemble_dngo.json")
     results = load(args.out)
     if not args.report_only:
         results = run_study(args, results)

@@ -10,9 +10,14 @@ defaults and for variants of the settings a user can change, on the same seeds, 
 * the probability that 10 independent seeds meet the bar, given the measured rate
   (at most one trapped seed: ``(1 - p)^10 + 10 p (1 - p)^9``, the others assumed at the optimum).
 
-Results go to a resumable JSON (several processes can share it) and a BENCHMARKS.md section.
+Each variant's missing seeds run in one compiled ``jbo.minimize_many`` call (``--path compiled``, the
+default; ``--chunk N`` splits them over calls of N seeds) or, with ``--path ask-tell``, one
+``jbo.minimize`` per seed as before; the table has a row per (variant, path) and says which. Results go
+to a resumable JSON (finished seeds are skipped, all seeds of a call are stored at once; several
+processes can share it) and a BENCHMARKS.md section (``--results-dir DIR``: both under DIR instead).
 
-    python experiments/hartmann6_traps.py [--seeds 30] [--variants ...] [--report-only]
+    python experiments/hartmann6_traps.py [--seeds 30] [--variants ...] [--path compiled|ask-tell]
+        [--chunk N] [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
@@ -21,7 +26,6 @@ import argparse
 import math
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -38,17 +42,23 @@ VARIANTS = {  # name: jbo.minimize options (all else the defaults)
     "ucb": {"acquisition": "ucb"},
     "escape": {"escape": True},
 }
-OUT = os.path.join(_common.RESULTS, "hartmann6_traps.json")
 
 
-def run(problem: str, variant: str, seed: int) -> dict:
-    import jbo
-    from jbo.benchmarks import get_problem
+def out() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "hartmann6_traps.json")
 
-    p = get_problem(problem)
-    start = time.perf_counter()
-    result = jbo.minimize(p.evaluate, p.space(), budget=BUDGET, seed=seed, **VARIANTS[variant])
-    return {"values": [float(v) for v in result.values], "seconds": time.perf_counter() - start}
+
+def run_calls(path: str, chunk: int | None):
+    """``(problem, variant, seeds) -> (seeds, values, call) per call`` on ``path`` (:func:`_common.run_seeds`)."""
+
+    def calls(problem: str, variant: str, seeds):
+        from jbo.benchmarks import get_problem
+
+        p = get_problem(problem)
+        return _common.run_seeds(p.evaluate, p.space(), BUDGET, seeds, path, chunk, **VARIANTS[variant])
+
+    return calls
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -73,15 +83,20 @@ def write_report(results: dict) -> None:
              f"Each row is jbo's GP defaults with one setting changed, on the same seeds; budget {BUDGET} evaluations "
              f"including the initial design. A run is trapped when its best value is above {TRAP}: it has not reached "
              "the global minimum's basin (optimum −3.32237; the local minimum next to it in value is −3.2031). `P(pass)` is the chance that 10 independent seeds have at "
-             "most one trapped run at the measured rate, i.e. that issue #2's bar (mean ≤ −3.31) can be met.", "",
-             "| variant | options | seeds | trapped | trap rate (95 % CI) | P(pass) | mean best ± se | seeds 0–9 | "
-             "trapped seeds | s / run |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "most one trapped run at the measured rate, i.e. that issue #2's bar (mean ≤ −3.31) can be met.",
+             "", "Path: `compiled` rows ran the variant's seeds in one `jbo.minimize_many` call (or a few), the seeds"
+             " vmapped together; s / seed is the calls' wall time less compilation divided by their seeds, the"
+             " compile time of each call apart. `ask-tell` rows ran `jbo.minimize` seed by seed (rows stored before"
+             " the compiled path existed ran this way); s / seed is the mean wall time of one run (the persistent"
+             " compile cache is on, so the first seed pays for compilation, if any).", "",
+             "| variant | options | path | seeds | trapped | trap rate (95 % CI) | P(pass) | mean best ± se"
+             " | seeds 0–9 | trapped seeds | s / seed | compile s |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     total_k = total_n = 0
-    for variant, options in VARIANTS.items():
-        by_seed = runs.get(variant, {})
-        if not by_seed:
-            continue
+    rows = [(variant, options, path, by_seed) for variant, options in VARIANTS.items()
+            for path, by_seed in _common.by_path(runs.get(variant, {})).items()]
+    for variant, options, path, by_seed in rows:
         seeds = sorted(by_seed, key=int)
+        t = _common.timing(_common.calls_of(by_seed))
         best = np.array([np.nanmin(by_seed[s]["values"]) for s in seeds])
         trapped = [s for s, b in zip(seeds, best) if b > TRAP]
         k, n = len(trapped), len(seeds)
@@ -89,10 +104,11 @@ def write_report(results: dict) -> None:
         lo, hi = wilson(k, n)
         first = [b for s, b in zip(seeds, best) if int(s) < 10]
         se = best.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
-        lines.append(f"| {variant} | `{options or '{}'}` | {n} | {k} | {k / n:.2f} ({lo:.2f}–{hi:.2f}) | "
+        first_text = f"{np.mean(first):.4f} ({len(first)})" if first else "–"
+        lines.append(f"| {variant} | `{options or '{}'}` | {path} | {n} | {k} | {k / n:.2f} ({lo:.2f}–{hi:.2f}) | "
                      f"{pass_probability(k / n):.2f} | {best.mean():.4f} ± {se:.4f} | "
-                     f"{np.mean(first):.4f} ({len(first)}) | {', '.join(trapped) or '–'} | "
-                     f"{np.mean([by_seed[s]['seconds'] for s in seeds]):.0f} |")
+                     f"{first_text} | {', '.join(trapped) or '–'} | "
+                     f"{_common.seconds_text(t['per_seed'])} | {_common.compile_text(t)} |")
     if total_n:
         p = total_k / total_n
         lo, hi = wilson(total_k, total_n)
@@ -104,9 +120,14 @@ def write_report(results: dict) -> None:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     _common.add_grid_arguments(parser, VARIANTS, seeds=30)
+    _common.add_path_arguments(parser)
     args = parser.parse_args(argv)
     _common.setup()
-    write_report(_common.grid_results(args, OUT, ["hartmann6"], run))
+    _common.use_results_dir(args.results_dir)
+    if args.path == "compiled" and not args.report_only:
+        for variant in args.variants:  # refuse before running anything
+            _common.check_compiled(VARIANTS[variant])
+    write_report(_common.grid_results(args, out(), ["hartmann6"], None, run_calls=run_calls(args.path, args.chunk)))
 
 
 if __name__ == "__main__":
