@@ -27,6 +27,7 @@ from jbo import design, linalg, models
 from jbo.data import Data, bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import Acquisition, Inputs, ModelConfig, Pending, check_choice
+from jbo.acquisition import PENDING
 from jbo.optimize import MaximizeConfig
 from jbo.spaces import Space
 
@@ -56,6 +57,11 @@ class Settings:
       maximize: sizes of the acquisition search (a :class:`~jbo.optimize.MaximizeConfig`, or a dict of
         some of its fields that fills the rest from the model's default, e.g. anchors only for DNGO).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
+      pending: how points being evaluated enter the next suggestion (:func:`jbo.acquisition.pending_posteriors`):
+        ``"believer"`` (default: each is observed at its predicted mean, one conditioning per
+        hyperparameter sample) or ``"fantasies"`` (Monte Carlo EI of Snoek et al. 2015, eqs. 11–12:
+        ``num_fantasies`` draws of the pending outcomes per sample, the acquisition averaged over them).
+      num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
     """
 
     model: Any = "gp"
@@ -66,6 +72,8 @@ class Settings:
     failures: str = "worst"
     maximize: Any = None
     dtype: str = "float64"
+    pending: str = "believer"
+    num_fantasies: int = 16
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
@@ -73,6 +81,10 @@ class Settings:
         check_choice("acquisition", self.acquisition, ACQUISITIONS)
         check_choice("failures", self.failures, FAILURE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
+        check_choice("pending", self.pending, PENDING)
+        if isinstance(self.num_fantasies, bool) or int(self.num_fantasies) != self.num_fantasies or self.num_fantasies < 1:
+            raise ValueError(f"num_fantasies must be a positive integer, got {self.num_fantasies!r}")
+        object.__setattr__(self, "num_fantasies", int(self.num_fantasies))
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer, got {self.seed!r}")
         object.__setattr__(self, "seed", int(self.seed))
@@ -117,7 +129,7 @@ class Settings:
 
     @property
     def acquisition_config(self) -> Acquisition:
-        return Acquisition(self.acquisition, self.maximize)
+        return Acquisition(self.acquisition, self.maximize, self.pending, self.num_fantasies)
 
     @property
     def float_dtype(self):
@@ -408,15 +420,21 @@ def match_pending(state: LoopState, x: np.ndarray, active: np.ndarray | None = N
     return int(match[0]) if len(match) else None
 
 
-def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.ndarray | None = None) -> LoopState:
+def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.ndarray | None = None,
+            index: int | None = None) -> LoopState:
     """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure).
 
     If ``x`` stands for a pending suggestion (equal on the ``active`` columns: inactive columns hold
     fill values), that suggestion leaves ``pending`` and its own row is recorded, so the model sees
-    the point exactly as suggested.
+    the point exactly as suggested. ``index``, when given, names that row of ``pending`` (a parallel
+    run knows which of several equal-looking pending points returned).
     """
     value = np.nan if value is None or not np.isfinite(value) else float(value)
-    pending, index = state.pending, match_pending(state, x, active)
+    pending = state.pending
+    if index is None:
+        index = match_pending(state, x, active)
+    elif not 0 <= index < len(pending):
+        raise IndexError(f"pending index {index} out of range ({len(pending)} pending points)")
     if index is not None:
         x = pending[index]
         pending = np.delete(pending, index, axis=0)

@@ -39,9 +39,11 @@ class Surrogate(NamedTuple):
         factorisation, say) done once before the acquisition is evaluated many times.
       predict: ``predict(posterior, x) -> (mean, var)`` of the latent function at ``x`` ``(m, D)``,
         both ``(m,)``, on the standardised scale, noise excluded.
-      fantasize: ``fantasize(posterior, x, mask) -> posterior`` conditioned on extra points ``x``
-        (rows where ``mask``) at their own predictive mean (the kriging believer), for pending
-        evaluations.
+      fantasize: ``fantasize(posterior, x, mask, y=None) -> posterior`` conditioned on extra points
+        ``x`` (rows where ``mask``) observed at ``y``; ``y=None`` is their own predictive mean (the
+        kriging believer). Pending evaluations enter this way (believer, or Monte Carlo fantasies:
+        ``y`` drawn from ``predict_joint``). A surrogate that can only take the believer raises on a
+        ``y``.
       predict_joint: ``predict_joint(posterior, x) -> (mean (m,), cov (m, m))``, for Thompson sampling.
     """
 
@@ -76,10 +78,15 @@ class Acquisition(NamedTuple):
     Attributes:
       name: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"`` or ``"thompson"``.
       maximize: sizes of the search (a :class:`jbo.optimize.MaximizeConfig`).
+      pending: how pending evaluations enter: ``"believer"`` or ``"fantasies"``
+        (:func:`jbo.acquisition.pending_posteriors`).
+      num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
     """
 
     name: str
     maximize: Any
+    pending: str = "believer"
+    num_fantasies: int = 16
 
 
 class Inputs(NamedTuple):

@@ -218,20 +218,30 @@ def predict_joint(posterior: BLRPosterior, inputs: BasisInputs):
     return mean, cov
 
 
-def fantasize(posterior: BLRPosterior, inputs: BasisInputs, mask=None) -> BLRPosterior:
-    """Condition on extra points observed at their own predictive mean (kriging believer).
+def fantasize(posterior: BLRPosterior, inputs: BasisInputs, mask=None, y=None) -> BLRPosterior:
+    r"""Condition on extra points observed at ``y`` (default: their predictive mean, the kriging believer).
 
-    The points add :math:`U^\\top U` to ``K`` (:math:`U = \\sqrt\\beta\\,\\phi`, masked rows zero), which
-    the posterior keeps as a low-rank term: :math:`(D + U^\\top U)^{-1} = D^{-1} - D^{-1}U^\\top
-    (I + U D^{-1} U^\\top)^{-1} U D^{-1}` (Woodbury). The mean is unchanged: the residual target of a
-    fantasy is :math:`m^\\top\\phi`, so the new mean :math:`K'^{-1}(Km + U^\\top U m)` is ``m`` itself.
+    The points add :math:`U^\top U` to ``K`` (:math:`U = \sqrt\beta\,\phi`, masked rows zero), which
+    the posterior keeps as a low-rank term: :math:`(D + U^\top U)^{-1} = D^{-1} - D^{-1}U^\top
+    (I + U D^{-1} U^\top)^{-1} U D^{-1}` (Woodbury): a rank-``p`` update, ``O(M p^2 + p^3)``, whatever
+    ``N``. The mean moves by :math:`K'^{-1} U^\top (t - U m)` with :math:`t = \sqrt\beta\,(y -
+    \eta(x))`; at the believer's ``y`` that is zero and the mean is unchanged.
     """
-    phi = inputs.phi.astype(posterior.mean.dtype) * jnp.sqrt(_beta(posterior.params))
+    phi = inputs.phi.astype(posterior.mean.dtype)
+    root_beta = jnp.sqrt(_beta(posterior.params))
+    u = phi * root_beta
     if mask is not None:
-        phi = phi * mask.astype(phi.dtype)[:, None]
-    pending = jnp.concatenate([posterior.pending, phi])
-    capacitance = jnp.eye(pending.shape[0], dtype=phi.dtype) + (pending * posterior.scale) @ pending.T
-    return posterior._replace(pending=pending, pending_chol=jnp.linalg.cholesky(capacitance))
+        u = u * mask.astype(u.dtype)[:, None]
+    pending = jnp.concatenate([posterior.pending, u])
+    capacitance = jnp.eye(pending.shape[0], dtype=u.dtype) + (pending * posterior.scale) @ pending.T
+    updated = posterior._replace(pending=pending, pending_chol=jnp.linalg.cholesky(capacitance))
+    if y is None:
+        return updated
+    target = root_beta * (y.astype(u.dtype) - prior_mean(posterior.params, inputs.x.astype(u.dtype)))
+    v = u.T @ (target - u @ posterior.mean)  # U^T (t - U m), masked rows add nothing
+    # K'^{-1} v by Woodbury over every fantasised row (earlier ones included)
+    w = jax.scipy.linalg.cho_solve((updated.pending_chol, True), pending @ (posterior.scale * v))
+    return updated._replace(mean=posterior.mean + posterior.scale * (v - pending.T @ w))
 
 
 def blr_prior(stats: BasisStats, quadratic: bool = True, center_scale: float = 0.5, curvature_scale: float = 1.0):

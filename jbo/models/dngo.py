@@ -341,7 +341,7 @@ class EnsembleState(NamedTuple):
 
 
 def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, config: NetworkConfig, surrogate,
-            acquisition: str, aggregator, maximize_config):
+            acquisition: str, aggregator, maximize_config, pending_mode: str = "believer", num_fantasies: int = 16):
     """Proposal of an ensemble: condition every member's samples, fantasise, maximise (traceable).
 
     Args:
@@ -352,17 +352,21 @@ def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, co
       anchors: ``(A, D)`` starting candidates; best: incumbent (standardised); ucb_beta: UCB weight.
       config: network config; surrogate: the BLR surrogate; acquisition: name;
       aggregator: member aggregation (:func:`aggregate`); maximize_config: search sizes.
+      pending_mode, num_fantasies: how the pending points enter (:func:`jbo.acquisition.pending_posteriors`).
     Returns:
       ``(x (D,), score)``.
     """
     condition = jax.vmap(jax.vmap(surrogate.condition, in_axes=(0, None)), in_axes=(0, 0))
     posteriors = condition(params, stats)
+    k_pending, key = jax.random.split(key)
     if pending.x.shape[0]:
-        def fantasize_member(w, member_stats, member_posteriors):
+        def fantasize_member(k, w, member_stats, member_posteriors):
             inputs = blr.basis_inputs(member_stats, pending.x, basis(config, w, pending.x))
-            return jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(member_posteriors, inputs, pending.mask)
+            return acq.pending_posteriors(k, surrogate, member_posteriors, inputs, pending.mask, pending_mode,
+                                          num_fantasies)
 
-        posteriors = jax.vmap(fantasize_member)(weights, stats, posteriors)
+        keys = jax.random.split(k_pending, jax.tree_util.tree_leaves(weights)[0].shape[0])
+        posteriors = jax.vmap(fantasize_member)(keys, weights, stats, posteriors)
     if acquisition == "thompson":
         # One member at random, then Thompson sampling over its hyperparameter samples.
         k_member, k_draw = jax.random.split(key)
@@ -530,7 +534,8 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     samples = jax.vmap(member)(keys, stats, state.z, state.restarts)
     x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
                        inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
-                       aggregator=config.aggregator, maximize_config=acquisition.maximize)
+                       aggregator=config.aggregator, maximize_config=acquisition.maximize,
+                       pending_mode=acquisition.pending, num_fantasies=acquisition.num_fantasies)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
     return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
 

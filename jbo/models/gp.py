@@ -116,22 +116,43 @@ def predict_joint(kernel: Kernel, posterior: GPPosterior, x):
     return mean, kernel.gram(params["kernel"], x, x) - v.T @ v
 
 
-def fantasize(kernel: Kernel, posterior: GPPosterior, x, mask=None, jitter=None, noise_floor: float = 1e-6):
-    """Condition additionally on ``x`` ``(p, D)`` observed at the current posterior mean (kriging believer).
+def fantasize(kernel: Kernel, posterior: GPPosterior, x, mask=None, y=None, jitter=None, noise_floor: float = 1e-6):
+    r"""Condition additionally on ``x`` ``(p, D)`` observed at ``y`` ``(p,)`` (default: the current
+    posterior mean, the kriging believer).
 
     ``mask`` ``(p,)`` marks which rows of ``x`` are real (pending points padded to a static size).
 
-    The posterior mean is unchanged by such fantasies while the variance at and near ``x`` shrinks,
-    which is what steers a batch's later points away from its earlier ones.
+    A blocked Cholesky update, not a refactorisation: with :math:`B = L^{-1} K_{np}` and
+    :math:`C = \mathrm{chol}(K_{pp} + \sigma_n^2 I - B^	op B)`, the factor of the extended covariance
+    is :math:`egin{pmatrix} L & 0 \ B^	op & C \end{pmatrix}`, at :math:`O(N^2 p + p^3)` instead of
+    :math:`O((N + p)^3)`, and it does not depend on ``y``: Monte Carlo fantasies (Snoek et al. 2015,
+    eqs. 11–12) that ``vmap`` over many ``y`` share it. At the believer's ``y`` the mean is unchanged
+    while the variance at and near ``x`` shrinks, which is what steers a batch's later points away
+    from its earlier ones.
     """
-    mean, _ = predict(kernel, posterior, x)
-    data = posterior.data
-    extended = Data(
-        jnp.concatenate([data.x, x.astype(data.x.dtype)]),
-        jnp.concatenate([data.y, mean.astype(data.y.dtype)]),
-        jnp.concatenate([data.mask, jnp.ones(x.shape[0], bool) if mask is None else mask]),
-    )
-    return condition(kernel, posterior.params, extended, jitter, noise_floor)
+    params, data = posterior.params, posterior.data
+    mask = jnp.ones(x.shape[0], bool) if mask is None else mask
+    x = x.astype(data.x.dtype)
+    if y is None:
+        y, _ = predict(kernel, posterior, x)
+    jitter = linalg.default_jitter(data.y.dtype) if jitter is None else jitter
+    both = data.mask[:, None] & mask[None, :]
+    cross = jnp.where(both, kernel.gram(params["kernel"], data.x, x), 0.0)  # (N, p)
+    pending = jnp.where(mask[:, None] & mask[None, :], kernel.gram(params["kernel"], x, x), 0.0)
+    pending = pending + jnp.diag(jnp.where(mask, params["noise"] + noise_floor, 1.0))
+    b = posterior.factor_inverse @ cross  # L^-1 K_np
+    corner = linalg.cholesky(pending - b.T @ b, jitter)
+    corner_inverse = linalg.solve_triangular(corner, jnp.eye(x.shape[0], dtype=corner.dtype), lower=True)
+    n, p = data.x.shape[0], x.shape[0]
+    factor = jnp.block([[posterior.factor, jnp.zeros((n, p), corner.dtype)], [b.T, corner]])
+    inverse = jnp.block([[posterior.factor_inverse, jnp.zeros((n, p), corner.dtype)],
+                         [-corner_inverse @ b.T @ posterior.factor_inverse, corner_inverse]])
+    residual = jnp.concatenate([jnp.where(data.mask, data.y - params["mean"], 0.0),
+                                jnp.where(mask, y.astype(data.y.dtype) - params["mean"], 0.0)])
+    alpha = inverse.T @ (inverse @ residual)
+    extended = Data(jnp.concatenate([data.x, x]), jnp.concatenate([data.y, jnp.where(mask, y, 0.0).astype(data.y.dtype)]),
+                    jnp.concatenate([data.mask, mask]))
+    return GPPosterior(params, extended, factor, alpha, inverse)
 
 
 def _compiled(fn):
@@ -168,7 +189,8 @@ def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: fl
         log_likelihood=_compiled(lambda params, data: log_marginal_likelihood(kernel, params, data, jitter, noise_floor)),
         condition=_compiled(lambda params, data: condition(kernel, params, data, jitter, noise_floor)),
         predict=_compiled(lambda posterior, x: predict(kernel, posterior, x)),
-        fantasize=_compiled(lambda posterior, x, mask=None: fantasize(kernel, posterior, x, mask, jitter, noise_floor)),
+        fantasize=_compiled(lambda posterior, x, mask=None, y=None: fantasize(kernel, posterior, x, mask, y, jitter,
+                                                                             noise_floor)),
         predict_joint=_compiled(lambda posterior, x: predict_joint(kernel, posterior, x)),
     )
 

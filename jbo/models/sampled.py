@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from typing import Any, NamedTuple
 
 import jax
@@ -114,9 +115,14 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
     """
     anchors = inputs.anchors if anchors is None else anchors
     best = inputs.best if best is None else best
+    k_pending, key = jax.random.split(key)
     posteriors = jax.vmap(surrogate.condition, in_axes=(0, None))(params, inputs.data)
     if inputs.pending.x.shape[0]:
-        posteriors = jax.vmap(surrogate.fantasize, in_axes=(0, None, None))(posteriors, *inputs.pending)
+        if acquisition.pending == "fantasies" and "y" not in inspect.signature(surrogate.fantasize).parameters:
+            raise ValueError(f"surrogate {surrogate.name!r} conditions pending points at its own mean only: "
+                             "use pending='believer'")
+        posteriors = acq.pending_posteriors(k_pending, surrogate, posteriors, *inputs.pending, acquisition.pending,
+                                            acquisition.num_fantasies)
     if acquisition.name == "thompson":
         index = acq.thompson_sample(key, surrogate.predict_joint, posteriors, anchors)
         return anchors[index], jnp.zeros((), anchors.dtype)
