@@ -496,14 +496,14 @@ def predict_joint(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x):
     return mean, cov
 
 
-def fantasize(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x, mask=None) -> TreePosterior:
-    """Condition also on ``x`` ``(q, D)`` at its predictive mean (kriging believer).
+def fantasize(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x, mask=None, y=None) -> TreePosterior:
+    """Condition also on ``x`` ``(q, D)`` observed at ``y`` (default: its predictive mean, the kriging believer).
 
     Every leaf block grows by ``q`` rows; row ``j`` is real in block ``p`` iff ``mask[j]`` and
     ``x[j]`` belongs to leaf ``p``, so shapes stay static.
     """
     mask = jnp.ones(x.shape[0], bool) if mask is None else mask
-    mean, _ = predict(spec, leaf_of, post, x)
+    mean = predict(spec, leaf_of, post, x)[0] if y is None else y
     data, num = post.data, spec.num_leaves
     extended = TreeData(
         jnp.concatenate([data.x, jnp.broadcast_to(x.astype(data.x.dtype), (num,) + x.shape)], 1),
@@ -529,7 +529,7 @@ def tree_gp(spec: TreeSpec, leaf_of: Callable, name: str = "tree") -> Surrogate:
         log_likelihood=lambda params, data: log_marginal_likelihood(spec, params, data),
         condition=lambda params, data: condition(spec, params, data),
         predict=lambda post, x: predict(spec, leaf_of, post, x),
-        fantasize=lambda post, x, mask=None: fantasize(spec, leaf_of, post, x, mask),
+        fantasize=lambda post, x, mask=None, y=None: fantasize(spec, leaf_of, post, x, mask, y),
         predict_joint=lambda post, x: predict_joint(spec, leaf_of, post, x),
     )
 
@@ -794,11 +794,13 @@ class Tree(SampledConfig):
         return MaximizeConfig()
 
 
-def _check(config: Tree, space, acquisition_name: str | None = None):
+def _check(config: Tree, space, acquisition_name: str | None = None, pending: str = "believer"):
     if not space.is_conditional:
         raise ValueError(f"model {config.mode!r} needs a conditional space (parameters with when=...)")
     if acquisition_name == "thompson":
         raise ValueError(f"model {config.mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
+    if pending == "fantasies":
+        raise ValueError(f"model {config.mode!r} takes pending points as the kriging believer only: use pending='believer'")
 
 
 def init(config: Tree, space, dtype, key):
@@ -811,7 +813,7 @@ def init(config: Tree, space, dtype, key):
 def step(config: Tree, space, acquisition, state, inputs, key):
     """One suggestion: infer the hyperparameters (warm-started), then two-step path EI (``"tree"``)
     or EI in every leaf (the baselines, their search in Jenatton's Table 1); traceable."""
-    _check(config, space, acquisition.name)
+    _check(config, space, acquisition.name, acquisition.pending)
     spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)
