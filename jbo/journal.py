@@ -1,4 +1,5 @@
-"""The run journal: JSON lines, the settings first, then one line per observation.
+"""The run journal: JSON lines, the settings first, then one line per observation (and, in a
+parallel run, one per point sent to a worker: :func:`read_run`).
 
 Each line is flushed and ``fsync``-ed before the next suggestion, so a run killed at any moment
 (SIGKILL included) loses no told observation. A half-written last line, the trace of a crash in
@@ -66,6 +67,24 @@ def read(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     Raises:
       ValueError: empty journal, no settings line first, or a corrupt line before the last.
     """
+    header, observations, _ = read_run(path)
+    return header, observations
+
+
+def read_run(path: str | os.PathLike) -> tuple[dict, list[dict], list[dict]]:
+    """Read a journal with the points that were sent to a worker and never came back.
+
+    A parallel run (:func:`jbo.minimize` with ``n_workers``) writes a ``pending`` record
+    (``{"type": "pending", "id": ..., "config": ..., "x": [...]}``) when it sends a point to a worker
+    and the observation record, with the same ``id``, when the result returns. Journals without
+    pending records or ids (sequential runs, older versions) read as before.
+
+    Returns:
+      ``(header, observations, pending)``: the settings record, the observation records in order,
+      and the pending records (first of each id) that no observation answers, in order.
+    Raises:
+      ValueError: as :func:`read`.
+    """
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     complete = lines[:-1]  # the text after the last newline is a partial write (or empty)
@@ -87,4 +106,10 @@ def read(path: str | os.PathLike) -> tuple[dict, list[dict]]:
     if not records or records[0].get("type") != "settings":
         raise ValueError(f"{path}: the first line must be the run's settings record")
     observations = [r for r in records[1:] if r.get("type") == "observation"]
-    return records[0], observations
+    returned = {r["id"] for r in observations if r.get("id") is not None}
+    pending, seen = [], set()
+    for r in records[1:]:
+        if r.get("type") == "pending" and r.get("id") not in returned and r.get("id") not in seen:
+            seen.add(r.get("id"))
+            pending.append(r)
+    return records[0], observations, pending

@@ -6,16 +6,23 @@ the history in user units and owns the journal.
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
 import math
+import multiprocessing
 import os
+import pickle
+import sys
 import time
 import traceback
+import uuid
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Mapping, NamedTuple
 
 import jax
 import numpy as np
 
+from jbo import executors as executors_lib
 from jbo import journal as journal_io
 from jbo import loop
 from jbo.data import run_sizes
@@ -29,7 +36,10 @@ class Result(NamedTuple):
     Attributes:
       best_config: best successful configuration (user units), ``None`` if all failed.
       best_value: its value (``inf`` if all failed).
-      history: one dict per evaluation: ``config``, ``value``, ``status``, ``error``, ``seconds``.
+      history: one dict per evaluation: ``config``, ``value``, ``status``, ``error``, ``seconds``; in
+        a parallel run also ``id`` (the evaluation's id in the journal), in the order the results
+        returned, and, when the executor has a clock (:class:`jbo.executors.SimulatedExecutor`),
+        ``submitted_at`` and ``finished_at`` in its time.
       seconds: wall time of the run.
     """
 
@@ -96,6 +106,8 @@ class Optimizer:
         self.history: list[dict] = []
         self.last_info: dict = {}
         self._journal = None
+        self._pending: dict[int, dict] = {}  # id -> config and row of the points sent to workers, not yet told
+        self._next_id = 0
 
     @classmethod
     def resume(cls, path: str | os.PathLike, space: Space | None = None, **settings) -> "Optimizer":
@@ -107,8 +119,12 @@ class Optimizer:
             from the journal's (``None``: take the journal's).
           **settings: settings the caller expects (as for :class:`Optimizer`); a ``ValueError`` names
             those that differ from the journal's.
+
+        Points of a parallel run that were sent to workers and never returned (pending records
+        without an observation) are pending again: the model treats them as running, and
+        :attr:`pending` lists them, to evaluate and tell (:func:`minimize` re-submits them first).
         """
-        header, observations = journal_io.read(path)
+        header, observations, pending = journal_io.read_run(path)
         journal_space = Space.from_dict(header["space"])
         journal_settings = loop.Settings.from_dict(header["settings"])
         check_resume(path, journal_space, journal_settings, space, settings)
@@ -116,9 +132,21 @@ class Optimizer:
         opt._start(journal_space, journal_settings)
         for record in observations:
             opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
-                        x=record.get("x"))
+                        x=record.get("x"), ident=record.get("id"),
+                        times={k: record[k] for k in _TIME_FIELDS if record.get(k) is not None})
+        ids = [r["id"] for r in observations + pending if isinstance(r.get("id"), int)]
+        opt._next_id = max(ids) + 1 if ids else 0
+        # Points sent to workers that never returned: pending again (the model treats them as
+        # running) until minimize re-submits them or the caller tells their values (Optimizer.pending).
+        pending = [r for r in pending if isinstance(r.get("id"), int)]
+        for record in pending:
+            config = opt.space.validate(record["config"])
+            x = record.get("x")
+            x = np.asarray(x if x is not None else opt.space.encode(config), np.float64)
+            opt.state = opt.state._replace(pending=np.concatenate([opt.state.pending, x[None]]))
+            opt._pending[record["id"]] = {"config": config, "x": x}
         # Continue the key stream after the replayed evaluations.
-        opt.state = opt.state._replace(n_suggested=len(observations))
+        opt.state = opt.state._replace(n_suggested=len(observations) + len(pending))
         opt._truncate_partial(path)
         opt._journal = journal_io.Journal(path)
         return opt
@@ -162,6 +190,26 @@ class Optimizer:
             configs.append(self.space.decode(x))
         return configs[0] if n is None else configs
 
+    def _ask_pending(self, size: int | None = None, submitted_at: float | None = None) -> tuple[int, dict]:
+        """Suggest a point to send to a worker: ``(id, config)``, journaled as a pending record first."""
+        config = self.ask(size=size)
+        x = np.array(self.state.pending[-1], np.float64)
+        ident, self._next_id = self._next_id, self._next_id + 1
+        record = {"type": "pending", "status": "pending", "id": ident, "config": config, "x": x.tolist()}
+        if submitted_at is not None:
+            record["submitted_at"] = submitted_at
+        if self._journal is not None:  # before the point leaves: a resumed run re-submits it
+            self._journal.write(record)
+        self._pending[ident] = {"config": config, "x": x}
+        return ident, config
+
+    @property
+    def pending(self) -> list[dict]:
+        """The points sent to workers and not told yet, ``[{"id": ..., "config": ...}, ...]``: after
+        :meth:`resume`, those of the interrupted run (tell their values, or let :func:`minimize`
+        re-submit them)."""
+        return [{"id": ident, "config": dict(entry["config"])} for ident, entry in self._pending.items()]
+
     def tell(self, config: Mapping[str, Any], value: float | None, error: str | None = None) -> None:
         """Record the value of a configuration (minimisation).
 
@@ -179,24 +227,36 @@ class Optimizer:
                 raise ValueError(f"value must be a number or None, got {type(value).__name__}") from None
         self._record(config, value, error, None)
 
-    def _record(self, config, value, error, seconds, x=None):
+    def _record(self, config, value, error, seconds, x=None, ident=None, times=None):
         config = self.space.validate(config)
         clean = journal_io.clean_value(value)
         status = "ok" if clean is not None else "failed"
         if status == "failed" and error is None:
             error = "no value" if value is None else f"non-finite value {float(value)!r}"
-        if x is None:
+        index = None
+        if ident is not None and ident in self._pending:  # a point sent to a worker: its own row
+            x = self._pending[ident]["x"]
+            rows = np.flatnonzero(np.all(self.state.pending == x[None], axis=1)) if len(self.state.pending) else []
+            index = int(rows[0]) if len(rows) else None
+        elif x is None:
             x = loop.encode_observation(self.settings, self.space, config, len(self.state.y))
             index = loop.match_pending(self.state, x, active=self.space.relevance(x))
             if index is not None:  # the suggested row itself (its inactive columns included)
                 x = self.state.pending[index]
+                if ident is None:  # told by config: the journaled pending point it answers, if any
+                    ident = next((i for i, e in self._pending.items() if np.array_equal(e["x"], x)), None)
         x = np.asarray(x, np.float64)
         record = {"type": "observation", "config": config, "value": clean, "status": status,
                   "error": error if status == "failed" else None, "seconds": seconds, "x": x.tolist()}
+        if ident is not None:
+            record["id"] = ident
+        record.update(times or {})
         if self._journal is not None:  # written before the state changes: nothing told is ever lost
             self._journal.write(record)
-        self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x))
-        self.history.append({k: record[k] for k in ("config", "value", "status", "error", "seconds")})
+        self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x), index=index)
+        self._pending.pop(ident, None)
+        keys = ("config", "value", "status", "error", "seconds", "id", *_TIME_FIELDS)
+        self.history.append({k: record[k] for k in keys if k in record})
 
     # -- results ------------------------------------------------------------------------------------
     @property
@@ -215,6 +275,9 @@ class Optimizer:
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
+
+
+_TIME_FIELDS = ("submitted_at", "finished_at")
 
 
 def check_resume(path, journal_space: Space, journal_settings: loop.Settings, space: Space | None,
@@ -280,27 +343,51 @@ def evaluate_safely(fn: Callable, config: dict) -> tuple[float | None, str | Non
 def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
              model: str | ModelConfig | None = None, inference: str | None = None, acquisition: str | None = None,
              seed: int | None = None, journal: str | os.PathLike | None = None, resume: bool = False,
-             progress: bool = False, callback: Callable[[Optimizer], None] | None = None, **options) -> Result:
+             progress: bool = False, callback: Callable[[Optimizer], None] | None = None,
+             n_workers: int | None = None, executor: Any = None, **options) -> Result:
     """Minimise ``fn`` over ``space`` with ``budget`` evaluations (initial design included).
 
     Args:
       fn: objective taking a config dict in user units; raising or returning nan/inf is recorded as
-        a failure and the run goes on.
+        a failure and the run goes on. With ``n_workers > 1`` and no ``executor`` it runs in worker
+        processes and must be picklable: a module-level function (or a ``functools.partial`` of
+        one), not a lambda, a local function or one defined in an interactive session (a
+        ``TypeError`` says so before anything runs), and a script needs the
+        ``if __name__ == "__main__":`` guard (spawned workers import it); the engines' executors
+        pickle with cloudpickle and take closures too.
       space: the search space (may be ``None`` when resuming: the journal's).
       budget: total number of evaluations.
       model, inference, acquisition, seed, **options: see :class:`Optimizer` (defaults ``"gp"``, the
         model's inference, ``"ei"``, 0).
       journal: JSONL journal path. With ``resume=True`` and an existing journal, the run continues
         from it until ``budget`` evaluations exist in total; a space or a setting passed explicitly
-        that differs from the journal's is a ``ValueError`` naming it.
+        that differs from the journal's is a ``ValueError`` naming it. Points of a parallel run that
+        were sent to workers and never returned are evaluated again first.
       progress: show a progress bar with the best value so far.
       callback: called with the optimizer after every evaluation.
+      n_workers: evaluations kept in flight. ``None``: the executor's own number of workers when it
+        states one (:class:`jbo.executors.SimulatedExecutor`, the stdlib pools), else 1 without an
+        executor (the sequential loop: ask, evaluate in this process, tell). With ``K > 1`` or an
+        executor the run is asynchronous: ``K`` evaluations run at once, and as soon as one returns
+        its result is told and a new point is asked with the other ``K - 1`` pending (the model
+        conditions on them as fantasies). The history is in the order the results returned.
+      executor: where evaluations run: a ``concurrent.futures.Executor`` (default with
+        ``n_workers > 1``: a local ``ProcessPoolExecutor`` of ``n_workers`` spawned processes, which
+        this call shuts down), a Dask ``distributed.Client`` or its ``get_executor()``,
+        :class:`jbo.executors.RayExecutor`, a submitit executor (``submitit.AutoExecutor``), or
+        :class:`jbo.executors.SimulatedExecutor`; see :mod:`jbo.executors`. An evaluation whose
+        worker died (the future raises) is a failed evaluation with the error's text; if the
+        default pool breaks that way, a new one replaces it. An executor whose ``submit`` raises
+        stops the run with a :class:`jbo.executors.ExecutorError` that names it; every result told
+        before is in the journal (and in the error's ``result``), and the points in flight are
+        pending records there that ``resume=True`` re-submits.
     Returns:
       :class:`Result`.
     """
     if isinstance(budget, bool) or int(budget) != budget or int(budget) < 1:
         raise ValueError(f"budget must be a positive integer, got {budget!r}")
     budget = int(budget)
+    workers, engine = _parallel_plan(fn, n_workers, executor)  # validated before a journal is touched
     start = time.perf_counter()
     explicit = {k: v for k, v in dict(model=model, inference=inference, acquisition=acquisition, seed=seed).items()
                 if v is not None}
@@ -316,21 +403,157 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
         from tqdm.auto import tqdm
 
         bar = tqdm(total=budget, initial=opt.n_observed, desc="jbo", unit="eval", dynamic_ncols=True)
+
+    def told():
+        if callback is not None:
+            callback(opt)
+        if bar is not None:
+            best = opt.best
+            bar.set_postfix_str(f"best={best[1]:.6g}" if best else "best=n/a", refresh=False)
+            bar.update(1)
+
     try:
-        while opt.n_observed < budget:
-            config = opt.ask(size=size(opt.n_observed))
-            value, error, seconds = evaluate_safely(fn, config)
-            opt._record(config, value, error, seconds)
-            if callback is not None:
-                callback(opt)
-            if bar is not None:
-                best = opt.best
-                bar.set_postfix_str(f"best={best[1]:.6g}" if best else "best=n/a", refresh=False)
-                bar.update(1)
+        if workers is None:
+            for ident, entry in list(opt._pending.items()):  # a resumed parallel run's lost evaluations
+                if opt.n_observed >= budget:
+                    break
+                value, error, seconds = evaluate_safely(fn, entry["config"])
+                opt._record(entry["config"], value, error, seconds, ident=ident)
+                told()
+            while opt.n_observed < budget:
+                config = opt.ask(size=size(opt.n_observed))
+                value, error, seconds = evaluate_safely(fn, config)
+                opt._record(config, value, error, seconds)
+                told()
+        else:
+            _run_parallel(opt, fn, budget, workers, engine, executor, size, told, start)
     finally:
         if bar is not None:
             bar.close()
         opt.close()
+    return _result(opt, start)
+
+
+def _result(opt: Optimizer, start: float) -> Result:
     best = opt.best
     return Result(best[0] if best else None, best[1] if best else math.inf, list(opt.history),
                   time.perf_counter() - start)
+
+
+def _parallel_plan(fn, n_workers, executor):
+    """``(workers, engine)`` of a run: ``(None, None)`` for the sequential loop; ``engine`` is
+    ``None`` for the default process pool. Raises on bad input, before anything runs."""
+    workers = None if n_workers is None else executors_lib.check_workers(n_workers)
+    if executor is None:
+        if workers is None or workers == 1:
+            return None, None
+        _check_picklable(fn, workers)
+        return workers, None
+    engine = executors_lib.backend(executor)
+    if workers is None:
+        workers = executors_lib.worker_count(executor)
+        if workers is None:
+            raise ValueError(f"n_workers is required with an executor of type {type(executor).__name__} "
+                             "(it does not say how many workers it has): the number of evaluations to keep in flight")
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        context = getattr(executor, "_mp_context", None)
+        spawned = context is not None and context.get_start_method() != "fork"
+        _check_picklable(fn, workers, default=False, spawned=spawned)
+    return workers, engine
+
+
+def _check_picklable(fn, workers: int, default: bool = True, spawned: bool = True) -> None:
+    where = (f"n_workers={workers} without an executor evaluates it in a local ProcessPoolExecutor" if default
+             else "a ProcessPoolExecutor evaluates it in other processes")
+    advice = ("define it at module level (a functools.partial of a module-level function works too), or pass "
+              f"executor=concurrent.futures.ThreadPoolExecutor({workers}), a Dask, Ray or submitit executor "
+              "(these pickle with cloudpickle)")
+    try:
+        pickle.dumps(fn)
+    except Exception as err:
+        raise TypeError(f"fn must be picklable: {where} ({type(err).__name__}: {err}); {advice}") from None
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if spawned and getattr(fn, "__module__", None) == "__main__" and not getattr(module, "__file__", None):
+        raise TypeError(f"fn is defined in an interactive session, which worker processes cannot import: {where}; "
+                        f"{advice}")
+
+
+def _default_pool(workers: int) -> cf.ProcessPoolExecutor:
+    # spawn, not fork: this process runs JAX's threads, and a forked child may deadlock on their locks.
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def _run_parallel(opt: Optimizer, fn, budget: int, workers: int, engine, executor, size, told, start) -> None:
+    """The asynchronous loop: keep ``workers`` evaluations in flight, tell each as it returns."""
+    owned = engine is None
+    if owned:
+        engine = _default_pool(workers)
+    now = executors_lib.clock(engine)
+    token = uuid.uuid4().hex
+    resubmit = [(ident, entry["config"]) for ident, entry in opt._pending.items()]  # a resumed run's
+    in_flight: dict = {}  # future -> (id, config, submitted_at)
+
+    replaced = False  # the default pool was replaced and no evaluation has returned since
+
+    def submit(ident, config):
+        nonlocal engine, replaced
+        task = executors_lib.Evaluation(fn, f"{token}-{ident}")
+        try:
+            return engine.submit(task, config)
+        except BrokenProcessPool as err:
+            if not owned:
+                raise
+            if replaced:  # broken again before any evaluation came back: replacing it again would not help
+                raise BrokenProcessPool(f"{err} (twice in a row, before any evaluation returned: a script that runs "
+                                        "jbo.minimize with worker processes needs the `if __name__ == "
+                                        "\"__main__\":` guard, since spawned workers import it)") from err
+            engine.shutdown(wait=False, cancel_futures=True)  # a worker died and broke the pool: a new one
+            engine, replaced = _default_pool(workers), True
+            return engine.submit(task, config)
+
+    try:
+        while True:
+            while len(in_flight) < workers and opt.n_observed + len(in_flight) < budget:
+                submitted = None if now is None else now()
+                if resubmit:
+                    ident, config = resubmit.pop(0)
+                else:
+                    ident, config = opt._ask_pending(size(opt.n_observed), submitted_at=submitted)
+                try:
+                    future = submit(ident, config)
+                except Exception as err:
+                    raise _submit_error(opt, executor if executor is not None else engine, err, start) from err
+                in_flight[future] = (ident, config, submitted)
+            if not in_flight:
+                break
+            done = executors_lib.wait_first(engine, in_flight)
+            order = sorted(done, key=lambda f: (getattr(f, "finished_at", 0.0), in_flight[f][0]))
+            for future in order:
+                ident, config, submitted = in_flight.pop(future)
+                value, error, seconds = executors_lib.outcome(future)
+                replaced = replaced and seconds is None  # seconds: the evaluation ran (and returned)
+                times = None
+                if now is not None:
+                    times = {"submitted_at": submitted, "finished_at": getattr(future, "finished_at", None) or now()}
+                opt._record(config, value, error, seconds, ident=ident, times=times)
+                told()
+    finally:
+        for future in in_flight:
+            try:
+                future.cancel()
+            except Exception:  # best effort: the run is stopping anyway
+                pass
+        if owned:
+            engine.shutdown(wait=not in_flight, cancel_futures=True)
+
+
+def _submit_error(opt: Optimizer, executor, err: Exception, start: float) -> executors_lib.ExecutorError:
+    pending = len(opt._pending)
+    if opt._journal is not None:
+        kept = (f"they are in the journal {opt._journal.path!r}, with the {pending} point(s) sent or being sent to "
+                "workers as pending records that resume=True re-submits")
+    else:
+        kept = "no journal was kept: they are in this error's .result"
+    return executors_lib.ExecutorError(
+        f"executor {type(executor).__name__}: submit raised {type(err).__name__}: {err}. "
+        f"{opt.n_observed} evaluation(s) were told before; {kept}", result=_result(opt, start))

@@ -488,3 +488,17 @@ def test_a_padded_size_smaller_than_the_data_is_refused(space):
     with pytest.raises(ValueError, match=r"size must be an integer >= the number of observations \(6\)"):
         opt.ask(size=4)
     assert opt.n_observed == 6 and len(opt.state.pending) == 0  # nothing changed
+
+
+def test_observe_takes_the_pending_row_it_is_told():
+    """Two pending rows equal on the active column (the inactive one holds fill values): a caller
+    that knows which returned (a parallel run, by id) names its row, and that row leaves pending."""
+    state = loop.LoopState(np.zeros((0, 2)), np.zeros(0), np.array([[0.3, 0.1], [0.3, 0.9]]), None, False, 2)
+    active = np.array([1.0, 0.0])
+    first = loop.observe(state, np.array([0.3, 0.5]), 1.0, active=active)
+    assert first.x.tolist() == [[0.3, 0.1]] and first.pending.tolist() == [[0.3, 0.9]]
+    second = loop.observe(state, np.array([0.3, 0.9]), 2.0, active=active, index=1)
+    assert second.x.tolist() == [[0.3, 0.9]] and second.pending.tolist() == [[0.3, 0.1]]
+    assert second.y.tolist() == [2.0]
+    with pytest.raises(IndexError, match="pending index 2"):
+        loop.observe(state, np.array([0.3, 0.9]), 2.0, index=2)
