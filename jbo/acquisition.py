@@ -206,3 +206,21 @@ def pending_posteriors(key, surrogate, posteriors, x, mask, mode: str = "believe
     num = jax.tree_util.tree_leaves(posteriors)[0].shape[0]
     conditioned = jax.vmap(draws)(posteriors, jax.random.split(key, num))
     return jax.tree_util.tree_map(lambda a: a.reshape((-1,) + a.shape[2:]), conditioned)
+
+
+def constrained(score_fn: Callable, log_feasibility: Callable, log_domain: bool):
+    r"""Constrained acquisition :math:`a(x)\,P[\text{feasible} \mid x]` (Gelbart et al. 2014; Snoek et
+    al. 2015, eq. 10), as ``log a + log P`` for acquisitions maximised in the log domain (EI, log-EI,
+    PI). UCB and Thompson sampling are not probabilities of improvement; they have no such product.
+
+    Args:
+      score_fn: the (integrated) acquisition ``x -> (m,)``; log_feasibility: ``x -> (m,)`` log P.
+      log_domain: ``score_fn`` returns logs.
+    """
+    if not log_domain:
+        raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not UCB")
+
+    def score(x):
+        return score_fn(x) + log_feasibility(x)
+
+    return score

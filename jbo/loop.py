@@ -32,7 +32,7 @@ from jbo.optimize import MaximizeConfig
 from jbo.spaces import Space
 
 ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
-FAILURE_POLICIES = ("worst", "ignore")
+FAILURE_POLICIES = ("worst", "ignore", "constraint")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
 INIT_STREAM = 2**31 - 2  # fold_in index of the key of the model's initial state (its cold-start draws)
 
@@ -53,7 +53,10 @@ class Settings:
         first ``ask`` count towards it.
       ucb_beta: exploration weight of UCB.
       failures: how failed evaluations enter the model: ``"worst"`` imputes the worst successful
-        value there (steers the search away from crashing regions), ``"ignore"`` leaves them out.
+        value there (steers the search away from crashing regions), ``"ignore"`` leaves them out,
+        ``"constraint"`` counts them as infeasible: a classifier learns where evaluations fail and the
+        acquisition is discounted by the probability of success (constrained EI, Gelbart et al. 2014;
+        Snoek et al. 2015, §3.2). Evaluations told ``feasible=False`` always train that classifier.
       maximize: sizes of the acquisition search (a :class:`~jbo.optimize.MaximizeConfig`, or a dict of
         some of its fields that fills the rest from the model's default, e.g. anchors only for DNGO).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
@@ -195,11 +198,13 @@ class History(NamedTuple):
       x: ``(C, D)`` encoded points (0.5 on padded rows).
       y: ``(C,)`` user-scale values, ``nan`` for failures (and on padded rows).
       mask: ``(C,)`` bool, ``True`` on real rows (successes and failures).
+      feasible: ``(C,)`` bool, ``False`` where an evaluation was told infeasible; ``None``: all feasible.
     """
 
     x: jnp.ndarray
     y: jnp.ndarray
     mask: jnp.ndarray
+    feasible: jnp.ndarray | None = None
 
 
 def standardize(history: History, failures: str):
@@ -215,6 +220,8 @@ def standardize(history: History, failures: str):
       successful rows.
     """
     ok = history.mask & jnp.isfinite(history.y)
+    if history.feasible is not None:  # the objective is modelled on the feasible evaluations (CEI)
+        ok = ok & history.feasible
     worst = jnp.max(jnp.where(ok, history.y, -jnp.inf))
     if failures == "worst":
         y, mask = jnp.where(ok, history.y, worst), history.mask
@@ -228,6 +235,15 @@ def standardize(history: History, failures: str):
     y_std = jnp.where(mask, (y - mean) / scale, 0.0)
     x = jnp.where(mask[:, None], history.x, 0.5)
     return Data(x, y_std, mask), jnp.min(jnp.where(mask, y_std, jnp.inf)), jnp.sum(ok)
+
+
+def feasibility(history: History, failures: str) -> Data:
+    """The labelled data of the constraint classifier: ``y`` 1 where an evaluation was feasible, 0 where
+    it was told infeasible (or failed, with ``failures="constraint"``), on every real row."""
+    feasible = jnp.ones_like(history.mask) if history.feasible is None else history.feasible
+    if failures == "constraint":
+        feasible = feasible & jnp.isfinite(history.y)
+    return Data(jnp.where(history.mask[:, None], history.x, 0.5), feasible.astype(history.x.dtype), history.mask)
 
 
 def anchors(key, settings: Settings, table, data: Data):
@@ -264,9 +280,12 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     model = models.model_of(settings.model)
     data, best, num_ok = standardize(history, settings.failures)
     k_model, k_anchor = jax.random.split(key)
+    # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
+    classify = settings.failures == "constraint" or history.feasible is not None
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
-                    jnp.asarray(ucb_beta, data.y.dtype))
-    x, new_state, info = model.step(settings.model, space, settings.acquisition_config, model_state, inputs, k_model)
+                    jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None)
+    acquisition = settings.acquisition_config._replace(classify=classify)
+    x, new_state, info = model.step(settings.model, space, acquisition, model_state, inputs, k_model)
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)
@@ -320,6 +339,7 @@ class LoopState(NamedTuple):
       model_state: what the model carries from one suggestion to the next.
       fitted: the model has been fitted (its state is a warm start).
       n_suggested: suggestions made so far (drives the key stream).
+      feasible: ``(N,)`` bool, ``False`` for evaluations told infeasible.
     """
 
     x: np.ndarray
@@ -328,6 +348,7 @@ class LoopState(NamedTuple):
     model_state: Any
     fitted: bool
     n_suggested: int
+    feasible: np.ndarray = np.ones(0, bool)
 
 
 def init(settings: Settings, space: Space) -> LoopState:
@@ -339,11 +360,18 @@ def init(settings: Settings, space: Space) -> LoopState:
 
 
 def padded_history(state: LoopState, size: int, dtype) -> History:
+    """The state's observations padded to ``size`` rows; with feasibility labels once an evaluation
+    was told infeasible (the program then models feasibility: one more compilation, at that point)."""
     n, dim = state.x.shape
     x = np.full((size, dim), 0.5)
     y = np.full(size, np.nan)
     x[:n], y[:n] = state.x, state.y
-    return History(jnp.asarray(x, dtype), jnp.asarray(y, dtype), jnp.asarray(np.arange(size) < n))
+    feasible = None
+    if not np.all(state.feasible):
+        feasible = np.ones(size, bool)
+        feasible[:n] = state.feasible
+        feasible = jnp.asarray(feasible)
+    return History(jnp.asarray(x, dtype), jnp.asarray(y, dtype), jnp.asarray(np.arange(size) < n), feasible)
 
 
 def padded_pending(pending: np.ndarray, dtype) -> Pending:
@@ -421,13 +449,14 @@ def match_pending(state: LoopState, x: np.ndarray, active: np.ndarray | None = N
 
 
 def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.ndarray | None = None,
-            index: int | None = None) -> LoopState:
+            index: int | None = None, feasible: bool = True) -> LoopState:
     """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure).
 
     If ``x`` stands for a pending suggestion (equal on the ``active`` columns: inactive columns hold
     fill values), that suggestion leaves ``pending`` and its own row is recorded, so the model sees
     the point exactly as suggested. ``index``, when given, names that row of ``pending`` (a parallel
-    run knows which of several equal-looking pending points returned).
+    run knows which of several equal-looking pending points returned). ``feasible=False`` marks an
+    evaluation that violated an unknown constraint (its value, if any, is not modelled).
     """
     value = np.nan if value is None or not np.isfinite(value) else float(value)
     pending = state.pending
@@ -438,4 +467,5 @@ def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.nda
     if index is not None:
         x = pending[index]
         pending = np.delete(pending, index, axis=0)
-    return state._replace(x=np.concatenate([state.x, x[None]]), y=np.append(state.y, value), pending=pending)
+    return state._replace(x=np.concatenate([state.x, x[None]]), y=np.append(state.y, value), pending=pending,
+                          feasible=np.append(state.feasible, bool(feasible)))

@@ -50,8 +50,8 @@ class Result(NamedTuple):
 
     @property
     def values(self) -> np.ndarray:
-        """Objective values in evaluation order (``nan`` for failures)."""
-        return np.array([np.nan if h["value"] is None else h["value"] for h in self.history])
+        """Objective values in evaluation order (``nan`` for failures and infeasible evaluations)."""
+        return np.array([h["value"] if h["status"] == "ok" else np.nan for h in self.history])
 
     @property
     def best_so_far(self) -> np.ndarray:
@@ -133,7 +133,8 @@ class Optimizer:
         for record in observations:
             opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
                         x=record.get("x"), ident=record.get("id"),
-                        times={k: record[k] for k in _TIME_FIELDS if record.get(k) is not None})
+                        times={k: record[k] for k in _TIME_FIELDS if record.get(k) is not None},
+                        feasible=record.get("feasible", True))
         ids = [r["id"] for r in observations + pending if isinstance(r.get("id"), int)]
         opt._next_id = max(ids) + 1 if ids else 0
         # Points sent to workers that never returned: pending again (the model treats them as
@@ -210,29 +211,38 @@ class Optimizer:
         re-submit them)."""
         return [{"id": ident, "config": dict(entry["config"])} for ident, entry in self._pending.items()]
 
-    def tell(self, config: Mapping[str, Any], value: float | None, error: str | None = None) -> None:
+    def tell(self, config: Mapping[str, Any], value: float | None, error: str | None = None,
+             feasible: bool = True) -> None:
         """Record the value of a configuration (minimisation).
 
         Args:
           config: the configuration, in user units; validated (``ValueError`` naming the parameter).
             For a conditional space it holds exactly the active parameters.
-          value: objective value; ``None``, ``nan`` or ``inf`` records a failure.
+          value: objective value; ``None``, ``nan`` or ``inf`` records a failure. With
+            ``feasible=False`` it may be ``None`` (an infeasible evaluation often has no value).
           error: why the evaluation failed, if it did.
+          feasible: ``False``: the configuration violated an unknown constraint. From then on a
+            classifier models where evaluations are feasible and the acquisition is discounted by
+            that probability (constrained EI); infeasible values are not modelled and never best.
         """
+        if not isinstance(feasible, (bool, np.bool_)):
+            raise ValueError(f"feasible must be True or False, got {feasible!r}")
         config = self.space.validate(config)
         if value is not None and not isinstance(value, (int, float, np.number)):
             try:
                 value = float(value)
             except (TypeError, ValueError):
                 raise ValueError(f"value must be a number or None, got {type(value).__name__}") from None
-        self._record(config, value, error, None)
+        self._record(config, value, error, None, feasible=bool(feasible))
 
-    def _record(self, config, value, error, seconds, x=None, ident=None, times=None):
+    def _record(self, config, value, error, seconds, x=None, ident=None, times=None, feasible=True):
         config = self.space.validate(config)
         clean = journal_io.clean_value(value)
-        status = "ok" if clean is not None else "failed"
+        status = ("ok" if clean is not None else "failed") if feasible else "infeasible"
         if status == "failed" and error is None:
             error = "no value" if value is None else f"non-finite value {float(value)!r}"
+        if status == "infeasible" and error is None:
+            error = "infeasible"
         index = None
         if ident is not None and ident in self._pending:  # a point sent to a worker: its own row
             x = self._pending[ident]["x"]
@@ -247,15 +257,18 @@ class Optimizer:
                     ident = next((i for i, e in self._pending.items() if np.array_equal(e["x"], x)), None)
         x = np.asarray(x, np.float64)
         record = {"type": "observation", "config": config, "value": clean, "status": status,
-                  "error": error if status == "failed" else None, "seconds": seconds, "x": x.tolist()}
+                  "error": error if status != "ok" else None, "seconds": seconds, "x": x.tolist()}
         if ident is not None:
             record["id"] = ident
+        if not feasible:
+            record["feasible"] = False
         record.update(times or {})
         if self._journal is not None:  # written before the state changes: nothing told is ever lost
             self._journal.write(record)
-        self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x), index=index)
+        self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x), index=index,
+                                  feasible=feasible)
         self._pending.pop(ident, None)
-        keys = ("config", "value", "status", "error", "seconds", "id", *_TIME_FIELDS)
+        keys = ("config", "value", "status", "error", "seconds", "id", "feasible", *_TIME_FIELDS)
         self.history.append({k: record[k] for k in keys if k in record})
 
     # -- results ------------------------------------------------------------------------------------

@@ -81,12 +81,15 @@ class Acquisition(NamedTuple):
       pending: how pending evaluations enter: ``"believer"`` or ``"fantasies"``
         (:func:`jbo.acquisition.pending_posteriors`).
       num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
+      classify: some evaluations can be infeasible: multiply the acquisition by the probability of
+        feasibility (constrained EI) from a classifier of ``Inputs.labels``.
     """
 
     name: str
     maximize: Any
     pending: str = "believer"
     num_fantasies: int = 16
+    classify: bool = False
 
 
 class Inputs(NamedTuple):
@@ -99,6 +102,8 @@ class Inputs(NamedTuple):
       best: the incumbent on the standardised scale.
       first: ``True`` when the model has not been fitted yet (cold start: burn-in, restarts).
       ucb_beta: UCB's exploration weight (an array, so runs can ``vmap`` over it).
+      labels: with ``Acquisition.classify``, every evaluated point labelled feasible (``y = 1``) or not
+        (``y = 0``) (:func:`jbo.loop.feasibility`); ``None`` otherwise.
     """
 
     data: Data
@@ -107,6 +112,7 @@ class Inputs(NamedTuple):
     best: jnp.ndarray
     first: jnp.ndarray
     ucb_beta: jnp.ndarray
+    labels: Data | None = None
 
 
 class Model(NamedTuple):

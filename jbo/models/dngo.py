@@ -37,7 +37,7 @@ import optax
 from jbo import acquisition as acq
 from jbo import inference
 from jbo.devices import num_devices, over_devices
-from jbo.models import blr
+from jbo.models import blr, classifier
 from jbo.models.base import Model, check_choice
 from jbo.models.sampled import SampledConfig
 from jbo.optimize import MaximizeConfig, maximize
@@ -341,7 +341,8 @@ class EnsembleState(NamedTuple):
 
 
 def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, config: NetworkConfig, surrogate,
-            acquisition: str, aggregator, maximize_config, pending_mode: str = "believer", num_fantasies: int = 16):
+            acquisition: str, aggregator, maximize_config, pending_mode: str = "believer", num_fantasies: int = 16,
+            log_feasibility=None):
     """Proposal of an ensemble: condition every member's samples, fantasise, maximise (traceable).
 
     Args:
@@ -353,6 +354,7 @@ def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, co
       config: network config; surrogate: the BLR surrogate; acquisition: name;
       aggregator: member aggregation (:func:`aggregate`); maximize_config: search sizes.
       pending_mode, num_fantasies: how the pending points enter (:func:`jbo.acquisition.pending_posteriors`).
+      log_feasibility: ``x -> log P[feasible]`` (:func:`feasibility`), added to the log acquisition.
     Returns:
       ``(x (D,), score)``.
     """
@@ -368,6 +370,8 @@ def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, co
         keys = jax.random.split(k_pending, jax.tree_util.tree_leaves(weights)[0].shape[0])
         posteriors = jax.vmap(fantasize_member)(keys, weights, stats, posteriors)
     if acquisition == "thompson":
+        if log_feasibility is not None:
+            raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not Thompson sampling")
         # One member at random, then Thompson sampling over its hyperparameter samples.
         k_member, k_draw = jax.random.split(key)
         num = jax.tree_util.tree_leaves(weights)[0].shape[0]
@@ -381,6 +385,8 @@ def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, co
     if acquisition == "ucb":
         pointwise = functools.partial(pointwise, beta=ucb_beta)
     score = ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, best, aggregator)
+    if log_feasibility is not None:
+        score = acq.constrained(score, log_feasibility, log_domain)
     return maximize(score, anchors, maximize_config.top_k, maximize_config.num_steps, maximize_config.learning_rate)
 
 
@@ -518,6 +524,31 @@ def prepare(config: DNGO, state: EnsembleState, data, key, first: bool):
     return config.replace(pretrained=True), state._replace(weights=weights)
 
 
+def feasibility(config: NetworkConfig, weights, labels, alpha: float = 1.0, noiseless: bool = True):
+    r"""``x -> log P[feasible]``: Bayesian logistic regression with a Laplace approximation on each
+    member's basis (and a constant), Snoek et al. 2015, §3.2 (eq. 10), the members' probabilities
+    averaged.
+
+    Args:
+      config: the network; weights: stacked member weights ``(E, …)``.
+      labels: every evaluated point with ``y`` 1 feasible / 0 infeasible (:func:`jbo.loop.feasibility`).
+      alpha: prior precision of the logistic weights (the basis is a tanh layer: features in [-1, 1]).
+      noiseless: the constraint is deterministic (:func:`jbo.models.classifier.log_probability`).
+    """
+    def features(w, x):
+        phi = basis(config, w, x)
+        return jnp.concatenate([phi, jnp.ones(phi.shape[:-1] + (1,), phi.dtype)], -1)
+
+    posteriors = jax.vmap(lambda w: classifier.laplace_logistic(features(w, labels.x), labels.y, labels.mask, alpha))(weights)
+
+    def log_feasibility(x):
+        member = lambda w, post: classifier.log_probability(*classifier.logistic_predict(post, features(w, x)), noiseless)
+        values = jax.vmap(member)(weights, posteriors)  # (E, m)
+        return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+
+    return log_feasibility
+
+
 def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     """One suggestion: train the basis networks (by ``config.training``), infer every member's BLR
     hyperparameters (warm-started), maximise the aggregated integrated acquisition (traceable)."""
@@ -532,10 +563,12 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     keys = jax.random.split(k_infer, config.n_networks)
     member = lambda k, s, z, r: inference.fit(k, surrogate, s, config.inference_config, inference.Start(z, r), first)
     samples = jax.vmap(member)(keys, stats, state.z, state.restarts)
+    log_feasibility = feasibility(net, weights, inputs.labels) if acquisition.classify else None
     x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
                        inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
                        aggregator=config.aggregator, maximize_config=acquisition.maximize,
-                       pending_mode=acquisition.pending, num_fantasies=acquisition.num_fantasies)
+                       pending_mode=acquisition.pending, num_fantasies=acquisition.num_fantasies,
+                       log_feasibility=log_feasibility)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
     return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
 

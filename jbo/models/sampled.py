@@ -18,6 +18,7 @@ import jax.numpy as jnp
 
 from jbo import acquisition as acq
 from jbo import escape, inference
+from jbo.models import classifier
 from jbo.models.base import Acquisition, Inputs, ModelConfig, Surrogate, check_choice
 from jbo.optimize import maximize
 
@@ -100,7 +101,7 @@ def pointwise(name: str, ucb_beta):
 
 
 def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acquisition, anchors=None,
-            best=None, exclusion=None):
+            best=None, exclusion=None, log_feasibility=None):
     """Condition every sample, fantasise the pending points, maximise the integrated acquisition.
 
     Args:
@@ -110,6 +111,7 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
       acquisition: name and search sizes.
       anchors, best: override ``inputs.anchors`` / ``inputs.best`` (an escape search).
       exclusion: region where the acquisition is ``-inf`` (:func:`jbo.escape.exclude`).
+      log_feasibility: ``x -> log P[feasible]``, added to the log acquisition (constrained EI).
     Returns:
       ``(x (D,), score)``.
     """
@@ -124,10 +126,14 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
         posteriors = acq.pending_posteriors(k_pending, surrogate, posteriors, *inputs.pending, acquisition.pending,
                                             acquisition.num_fantasies)
     if acquisition.name == "thompson":
+        if log_feasibility is not None:
+            raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not Thompson sampling")
         index = acq.thompson_sample(key, surrogate.predict_joint, posteriors, anchors)
         return anchors[index], jnp.zeros((), anchors.dtype)
     fn, log_domain = pointwise(acquisition.name, inputs.ucb_beta)
     score = acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
+    if log_feasibility is not None:
+        score = acq.constrained(score, log_feasibility, log_domain)
     if exclusion is not None:
         score = escape.exclude(score, *exclusion)
     config = acquisition.maximize
@@ -149,7 +155,7 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
       ``(x (D,), state, info)`` with ``info`` holding the acquisition value and the inference's
       diagnostics.
     """
-    k_fit, k_acq, k_escape = jax.random.split(key, 3)
+    k_fit, k_acq, k_escape, k_classify = jax.random.split(key, 4)
     start = inference.Start(state.z, state.restarts)
     samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, start, inputs.first)
     info = dict(samples.info)
@@ -161,6 +167,8 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
                             search.num_local, search.local_scale, data.mask)
         plan = dict(anchors=route.anchors, best=route.best, exclusion=route.exclusion)
         info["escape"] = route.active
+    if acquisition.classify:
+        plan["log_feasibility"] = classifier.fit_log_feasibility(k_classify, inputs.labels)
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
     return x, SampledState(samples.z[-1], state.restarts, samples.params), info

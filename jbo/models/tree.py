@@ -794,13 +794,16 @@ class Tree(SampledConfig):
         return MaximizeConfig()
 
 
-def _check(config: Tree, space, acquisition_name: str | None = None, pending: str = "believer"):
+def _check(config: Tree, space, acquisition_name: str | None = None, pending: str = "believer", classify: bool = False):
     if not space.is_conditional:
         raise ValueError(f"model {config.mode!r} needs a conditional space (parameters with when=...)")
     if acquisition_name == "thompson":
         raise ValueError(f"model {config.mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
     if pending == "fantasies":
         raise ValueError(f"model {config.mode!r} takes pending points as the kriging believer only: use pending='believer'")
+    if classify:
+        raise ValueError(f"model {config.mode!r} does not model unknown constraints (infeasible evaluations, "
+                         "failures='constraint'): use model='gp', 'arc' or 'dngo' for those")
 
 
 def init(config: Tree, space, dtype, key):
@@ -813,7 +816,7 @@ def init(config: Tree, space, dtype, key):
 def step(config: Tree, space, acquisition, state, inputs, key):
     """One suggestion: infer the hyperparameters (warm-started), then two-step path EI (``"tree"``)
     or EI in every leaf (the baselines, their search in Jenatton's Table 1); traceable."""
-    _check(config, space, acquisition.name, acquisition.pending)
+    _check(config, space, acquisition.name, acquisition.pending, acquisition.classify)
     spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)

@@ -1,0 +1,233 @@
+r"""Models of unknown constraints: the probability that an input is feasible (Snoek et al. 2015, §3.2).
+
+Constrained EI discounts the expected improvement over the feasible observations by the probability
+that ``x`` is feasible, :math:`\mathrm{EI}(x)\,P[c = 1 \mid x, \mathcal D]` (Gelbart et al. 2014). Two
+binary classifiers with a Laplace approximation give that probability:
+
+* :func:`laplace_logistic`: Bayesian logistic regression on fixed features (DNGO's network basis, the
+  paper's choice), :math:`P[c = 1 \mid x, w] = \sigma(\phi(x)^\top w)`, :math:`w \sim \mathcal N(0,
+  \alpha^{-1} I)`;
+* :func:`gp_classifier`: a GP classifier, latent :math:`f \sim \mathcal{GP}(m, k)` with the logistic
+  likelihood (Rasmussen & Williams 2006, §3.4, Algorithms 3.1–3.2), for the GP-type models; its
+  kernel hyperparameters are the MAP of the Laplace approximation to the marginal likelihood
+  (R&W eq. 3.32) under jbo's priors.
+
+Both return the latent predictive mean and variance; :func:`log_probability` turns them into
+:math:`\log P[c = 1]`. For noiseless constraints (an evaluation that crashes at ``x`` always does)
+the paper replaces the logistic by a step function, :math:`P[c = 1 \mid x] = P[f(x) > 0] =
+\Phi(\mu / s)` under the Gaussian (Laplace) posterior of the latent: near an observed failure the
+latent is confidently negative and the probability goes to zero. For noisy constraints the logistic
+is averaged over the latent with MacKay's probit approximation, :math:`\int \sigma(f)\,\mathcal N(f;
+\mu, s^2)\,df \approx \sigma\bigl(\mu / \sqrt{1 + \pi s^2 / 8}\bigr)` (R&W eq. 3.25), which stays
+near 1/2 wherever the latent is uncertain. Measured on Branin whose evaluations crash for ``x1 > 4``
+(6 seeds, 30 evaluations, MAP GP), CEI with the logistic average spent half the budget on crashes
+and ended at a mean best of 2.45; with the step, 0.43.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpyro
+from jax.scipy.special import log_ndtr
+
+from jbo import linalg
+from jbo.data import Data
+from jbo.kernels import Kernel
+from jbo.models.base import Surrogate
+
+NEWTON_STEPS = 40
+
+
+def log_probability(mean, var, noiseless: bool = True):
+    """:math:`\\log P[c = 1]` from the latent's mean and variance: :math:`\\log\\Phi(\\mu / s)` for a
+    noiseless constraint (the step function), :math:`\\log \\sigma(\\mu / \\sqrt{1 + \\pi s^2 / 8})` for a
+    noisy one (the logistic averaged over the latent)."""
+    if noiseless:
+        return log_ndtr(mean / jnp.sqrt(var))
+    return jax.nn.log_sigmoid(mean / jnp.sqrt(1.0 + math.pi * var / 8.0))
+
+
+# ----------------------------------------------------------------------------- logistic regression
+
+
+class LogisticPosterior(NamedTuple):
+    """Laplace posterior of logistic-regression weights: mode ``mean`` ``(M,)`` and the lower Cholesky
+    factor ``factor`` of the Hessian :math:`\\Phi^\\top W \\Phi + \\alpha I` at the mode."""
+
+    mean: jnp.ndarray
+    factor: jnp.ndarray
+
+
+def laplace_logistic(phi, labels, mask, alpha: float = 1.0, steps: int = NEWTON_STEPS) -> LogisticPosterior:
+    r"""Laplace approximation to Bayesian logistic regression (Newton's method, a fixed number of steps).
+
+    Maximises :math:`\sum_n [c_n \log\sigma(\phi_n^\top w) + (1 - c_n)\log(1 - \sigma(\phi_n^\top w))]
+    - \tfrac\alpha2 \lVert w\rVert^2` over the rows where ``mask``; the log posterior is concave, and
+    Newton from ``w = 0`` converges in a few steps.
+
+    Args:
+      phi: ``(N, M)`` features; labels: ``(N,)`` 1 feasible, 0 infeasible; mask: ``(N,)`` real rows.
+      alpha: prior precision of the weights.
+      steps: Newton steps.
+    Returns:
+      A :class:`LogisticPosterior`.
+    """
+    weight = mask.astype(phi.dtype)
+    labels = labels.astype(phi.dtype)
+    eye = jnp.eye(phi.shape[-1], dtype=phi.dtype)
+
+    def hessian(w):
+        p = jax.nn.sigmoid(phi @ w)
+        return (phi * (weight * p * (1 - p))[:, None]).T @ phi + alpha * eye
+
+    def newton(_, w):
+        p = jax.nn.sigmoid(phi @ w)
+        grad = phi.T @ (weight * (labels - p)) - alpha * w
+        return w + linalg.cho_solve(jnp.linalg.cholesky(hessian(w)), grad)
+
+    w = jax.lax.fori_loop(0, steps, newton, jnp.zeros(phi.shape[-1], phi.dtype))
+    return LogisticPosterior(w, jnp.linalg.cholesky(hessian(w)))
+
+
+def logistic_predict(posterior: LogisticPosterior, phi):
+    """Latent mean :math:`\\phi^\\top \\hat w` and variance :math:`\\phi^\\top H^{-1} \\phi` at features ``phi`` ``(m, M)``."""
+    v = linalg.solve_triangular(posterior.factor, phi.T, lower=True)
+    return phi @ posterior.mean, jnp.sum(v * v, axis=0)
+
+
+# ----------------------------------------------------------------------------- GP classifier
+
+
+class ClassifierPosterior(NamedTuple):
+    """Laplace posterior of a GP classifier for one hyperparameter setting (R&W Algorithm 3.2's inputs).
+
+    Attributes:
+      params: kernel params and constant mean; data: the padded labelled inputs (``y`` holds the labels).
+      gradient: :math:`\\nabla \\log p(c \\mid \\hat f)` at the mode, zero on padded rows.
+      root_w: :math:`W^{1/2}` at the mode, zero on padded rows.
+      factor: lower Cholesky factor of :math:`B = I + W^{1/2} K W^{1/2}`.
+      log_marginal: the Laplace approximation to :math:`\\log p(c \\mid X)` (R&W eq. 3.32).
+    """
+
+    params: Any
+    data: Data
+    gradient: jnp.ndarray
+    root_w: jnp.ndarray
+    factor: jnp.ndarray
+    log_marginal: jnp.ndarray
+
+
+def _gram(kernel: Kernel, params, data: Data):
+    both = data.mask[:, None] & data.mask[None, :]
+    return jnp.where(both, kernel.gram(params["kernel"], data.x, data.x), 0.0)
+
+
+def classifier_condition(kernel: Kernel, params, data: Data, steps: int = NEWTON_STEPS) -> ClassifierPosterior:
+    r"""The Laplace mode of the latent function at the labelled rows (R&W Algorithm 3.1, logistic
+    likelihood), in a fixed number of Newton steps so that it is differentiable and jits.
+
+    Args:
+      kernel: the latent GP's covariance; params: ``{"kernel", "mean"}``.
+      data: ``x`` the inputs, ``y`` the labels (1 feasible, 0 infeasible), ``mask`` the real rows.
+    Returns:
+      A :class:`ClassifierPosterior`.
+    """
+    mean = params["mean"]
+    gram = _gram(kernel, params, data)
+    labels, real = data.y, data.mask
+    eye = jnp.eye(gram.shape[0], dtype=gram.dtype)
+
+    def terms(f):
+        p = jax.nn.sigmoid(f + mean)
+        grad = jnp.where(real, labels - p, 0.0)
+        root_w = jnp.where(real, jnp.sqrt(p * (1 - p)), 0.0)
+        factor = jnp.linalg.cholesky(eye + root_w[:, None] * gram * root_w[None, :])
+        return grad, root_w, factor
+
+    def newton(_, carry):
+        # R&W Algorithm 3.1 for the zero-mean latent f (the constant mean sits in the likelihood).
+        f, _ = carry
+        grad, root_w, factor = terms(f)
+        b = root_w**2 * f + grad
+        a = b - root_w * linalg.cho_solve(factor, root_w * (gram @ b))
+        return gram @ a, a
+
+    zeros = jnp.zeros(gram.shape[0], gram.dtype)
+    f, a = jax.lax.fori_loop(0, steps, newton, (zeros, zeros))
+    grad, root_w, factor = terms(f)
+    logp = jnp.sum(jnp.where(real, labels * jax.nn.log_sigmoid(f + mean) + (1 - labels) * jax.nn.log_sigmoid(-(f + mean)), 0.0))
+    # R&W eq. 3.32 with a = K^{-1} f of the last iterate, not the mode's identity a = grad log p: that one
+    # holds only at convergence, and where Newton had not converged it overstated the evidence by ~100
+    # nats, which the MAP search of the hyperparameters then found. The first two terms are maximal at
+    # the mode, so an unconverged iterate cannot look better through them.
+    log_marginal = -0.5 * a @ f + logp - jnp.sum(jnp.log(jnp.diag(factor)))
+    return ClassifierPosterior(params, data, grad, root_w, factor, jnp.where(jnp.isfinite(log_marginal), log_marginal, -jnp.inf))
+
+
+def classifier_predict(kernel: Kernel, posterior: ClassifierPosterior, x):
+    """Latent predictive mean and variance at ``x`` (R&W Algorithm 3.2, lines 4–6), the constant mean included."""
+    params, data = posterior.params, posterior.data
+    cross = jnp.where(data.mask[:, None], kernel.gram(params["kernel"], data.x, x), 0.0)
+    mean = params["mean"] + cross.T @ posterior.gradient
+    v = linalg.solve_triangular(posterior.factor, posterior.root_w[:, None] * cross, lower=True)
+    var = kernel.diag(params["kernel"], x) - jnp.sum(v * v, axis=0)
+    return mean, jnp.maximum(var, 1e-12)
+
+
+def gp_classifier(kernel: Kernel) -> Surrogate:
+    """The GP classifier as a :class:`~jbo.models.base.Surrogate` over labelled :class:`~jbo.data.Data`
+    (``y`` holds the labels), so that :mod:`jbo.inference` fits its hyperparameters like any model's.
+
+    Priors: the kernel's own (:mod:`jbo.priors`), and a normal(0, 2) constant latent mean (the log-odds
+    of feasibility far from any observation). ``fantasize`` and ``predict_joint`` are not defined.
+    """
+
+    def prior(data: Data):
+        return {"kernel": kernel.sample_params(data.x.shape[-1]),
+                "mean": numpyro.sample("mean", numpyro.distributions.Normal(0.0, 2.0))}
+
+    def unsupported(*args, **kwargs):
+        raise ValueError("the GP classifier models a probability: it has no fantasies or joint predictions")
+
+    return Surrogate(
+        name="gp-classifier",
+        prior=prior,
+        log_likelihood=lambda params, data: classifier_condition(kernel, params, data).log_marginal,
+        condition=lambda params, data: classifier_condition(kernel, params, data),
+        predict=lambda posterior, x: classifier_predict(kernel, posterior, x),
+        fantasize=unsupported,
+        predict_joint=unsupported,
+    )
+
+
+
+@functools.lru_cache(maxsize=4)
+def default_classifier() -> Surrogate:
+    """The GP classifier of the GP-type models: ARD Matérn-5/2 (cached: compiled programs key on it)."""
+    from jbo.kernels import Matern52
+
+    return gp_classifier(Matern52())
+
+
+def fit_log_feasibility(key, labels: Data, surrogate: Surrogate | None = None, restarts: int = 2,
+                        noiseless: bool = True):
+    """``x (m, D) -> log P[feasible]`` of a GP classifier fitted (MAP hyperparameters) to ``labels``.
+
+    Args:
+      key: PRNG key (the MAP search's prior draws).
+      labels: every evaluated point, ``y`` 1 feasible / 0 infeasible (:func:`jbo.loop.feasibility`).
+      surrogate: the classifier (default :func:`default_classifier`).
+      restarts: prior draws the MAP search starts from.
+      noiseless: the constraint is deterministic (:func:`log_probability`).
+    """
+    from jbo import inference
+
+    surrogate = surrogate or default_classifier()
+    samples = inference.map_estimate(key, surrogate, labels, num_restarts=restarts)
+    posterior = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), labels)
+    return lambda x: log_probability(*surrogate.predict(posterior, x), noiseless)
