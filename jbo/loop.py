@@ -307,7 +307,18 @@ def design_table(settings: Settings, space: Space, dtype=None) -> np.ndarray:
 
 
 def anchor_table(settings: Settings, space: Space):
-    return jnp.asarray(design.sobol_table(settings.maximize.num_anchors, space.dim, seed=0), settings.float_dtype)
+    """The anchors' Sobol table on the device (cached: one transfer per run, not per suggestion)."""
+    return _device_table(settings.maximize.num_anchors, space.dim, settings.dtype)
+
+
+@functools.lru_cache(maxsize=16)
+def _device_table(num: int, dim: int, dtype: str):
+    return jnp.asarray(design.sobol_table(num, dim, seed=0), dtype)
+
+
+@functools.partial(jax.jit, static_argnames=())
+def _suggestion_key(seed, index):
+    return jax.random.fold_in(jax.random.key(seed), index)
 
 
 def run_key(seed: int):
@@ -407,7 +418,7 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
         if size is not None and (isinstance(size, bool) or int(size) != size or size < len(state.y)):
             raise ValueError(f"size must be an integer >= the number of observations ({len(state.y)}), got {size!r}")
         size = bucket_size(len(state.y)) if size is None else int(size)
-        key = suggestion_key(run_key(settings.seed), state.n_suggested)
+        key = _suggestion_key(settings.seed, state.n_suggested)  # = suggestion_key(run_key(seed), n), one dispatch
         history, program, model_state = padded_history(state, size, dtype), settings.program(), state.model_state
         model = models.model_of(settings.model)
         if model.prepare is not None and num_devices() > 1:
