@@ -1,0 +1,159 @@
+"""Parallel, asynchronous BO on a simulated cluster, and the cost of a suggestion with pending points.
+
+Two parts, each writing its BENCHMARKS.md section (experiments/results/parallel_workers.json):
+
+* ``pending``: seconds per steady suggestion at a fixed number of observations N with P points
+  pending (kriging believer and Monte Carlo fantasies), GP (MAP) and DNGO side by side: the GP's
+  blocked Cholesky update grows with P as O(N^2 P + P^3) per sample, DNGO's rank-P update of its
+  M x M precision does not grow with N.
+* ``workers``: ``jbo.minimize`` with ``n_workers`` asynchronous workers on ``jbo.executors.
+  SimulatedExecutor`` (log-normal evaluation times, median 1 time unit): the virtual time at which
+  the best value first comes within ``--target`` of the optimum, against the number of workers, for
+  the GP, DNGO and random search.
+
+    python experiments/parallel_workers.py pending --n 200 --pending 0 16 64 256
+    python experiments/parallel_workers.py workers --workers 1 10 50 --seeds 3 --budget 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+PATH = os.path.join(_common.RESULTS, "parallel_workers.json")
+MODELS = {"gp": dict(model="gp", inference="map"), "dngo": dict(model="dngo"), "random": dict(model="random")}
+
+
+def time_pending(model: str, n: int, pending: int, mode: str, repeats: int, seed: int = 0) -> dict:
+    """Steady seconds per suggestion with ``pending`` points in flight (the first two calls compile)."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jbo import loop
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem("hartmann6")
+    space = problem.space()
+    rng = np.random.default_rng(seed)
+    x = rng.random((n, space.dim))
+    settings = loop.Settings.create(seed=seed, pending=mode, **MODELS[model])
+    state = loop.init(settings, space)._replace(x=x, y=np.asarray(problem.fn(jnp.asarray(x))), n_suggested=n,
+                                                feasible=np.ones(n, bool))
+    state = state._replace(pending=rng.random((pending, space.dim)))
+    calls = []
+    for _ in range(2 + repeats):
+        start = time.perf_counter()
+        new_state, _, _ = loop.suggest(settings, space, state)
+        calls.append(time.perf_counter() - start)
+        state = state._replace(model_state=new_state.model_state, fitted=new_state.fitted)  # N and P stay fixed
+    return {"model": model, "n": n, "pending": pending, "mode": mode, "seconds": statistics.median(calls[2:]),
+            "compile_seconds": max(0.0, calls[0] - statistics.median(calls[2:]))}
+
+
+def virtual_time_to_target(model: str, workers: int, seed: int, budget: int, target: float) -> dict:
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+    from jbo.executors import SimulatedExecutor
+
+    problem = get_problem("hartmann6")
+    executor = SimulatedExecutor(workers, duration=1.0, sigma=0.5, seed=seed)
+    start = time.perf_counter()
+    result = jbo.minimize(problem.evaluate, problem.space(), budget=budget, seed=seed, n_workers=workers,
+                          executor=executor, **MODELS[model])
+    finished = np.array([h["finished_at"] for h in result.history])
+    order = np.argsort(finished, kind="stable")
+    best = np.minimum.accumulate(np.where(np.isnan(result.values[order]), np.inf, result.values[order]))
+    hit = np.flatnonzero(best - problem.optimum <= target)
+    return {"model": model, "workers": workers, "seed": seed, "budget": budget, "target": target,
+            "time_to_target": float(finished[order][hit[0]]) if len(hit) else None,
+            "final_regret": float(best[-1] - problem.optimum), "virtual_span": float(finished.max()),
+            "wall_seconds": time.perf_counter() - start}
+
+
+def report(results: dict) -> str:
+    import numpy as np
+
+    lines = ["## Parallel and asynchronous BO: pending points and simulated workers (parallel_workers)"]
+    if "pending" in results:
+        rows = results["pending"]
+        lines += ["", results["pending_header"].rstrip(), "",
+                  f"Seconds per steady suggestion on Hartmann6 with N = {rows[0]['n']} observations and P points pending "
+                  "(GP with MAP inference; DNGO with its defaults), the first two calls (compilation) excluded:", "",
+                  "| model | pending as | " + " | ".join(f"P = {p}" for p in sorted({r['pending'] for r in rows})) + " |",
+                  "|---|---|" + "---|" * len({r['pending'] for r in rows})]
+        for model in dict.fromkeys(r["model"] for r in rows):
+            for mode in dict.fromkeys(r["mode"] for r in rows if r["model"] == model):
+                cells = {r["pending"]: r["seconds"] for r in rows if r["model"] == model and r["mode"] == mode}
+                lines.append(f"| {model} | {mode} | " + " | ".join(f"{cells[p]:.3f}" if p in cells else "–"
+                                                                  for p in sorted({r['pending'] for r in rows})) + " |")
+        for model in dict.fromkeys(r["model"] for r in rows):
+            cells = {r["pending"]: r["seconds"] for r in rows if r["model"] == model and r["mode"] == "believer"}
+            if 0 in cells and max(cells) > 0:
+                lines.append(f"\n{model}: P = {max(cells)} costs {cells[max(cells)] / cells[0]:.2f}x P = 0 (believer).")
+    if "workers" in results:
+        rows = results["workers"]
+        lines += ["", results["workers_header"].rstrip(), "",
+                  f"Hartmann6, budget {rows[0]['budget']}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
+                  f"0.5): virtual time until the best value is within {rows[0]['target']} of the optimum (median over "
+                  "seeds; – where a seed never got there), and the final regret:", "",
+                  "| model | workers | seeds | virtual time to target | final regret (mean) | wall s / run |",
+                  "|---|---|---|---|---|---|"]
+        for model in dict.fromkeys(r["model"] for r in rows):
+            for k in sorted({r["workers"] for r in rows if r["model"] == model}):
+                runs = [r for r in rows if r["model"] == model and r["workers"] == k]
+                times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
+                t = f"{np.median(times):.1f} ({len(times)}/{len(runs)} reached)" if times else "–"
+                lines.append(f"| {model} | {k} | {len(runs)} | {t} | {np.mean([r['final_regret'] for r in runs]):.4f} | "
+                             f"{np.mean([r['wall_seconds'] for r in runs]):.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("parts", nargs="+", choices=["pending", "workers"])
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--pending", type=int, nargs="+", default=[0, 16, 64, 256])
+    parser.add_argument("--modes", nargs="+", default=["believer", "fantasies"])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 10, 50])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--budget", type=int, default=200)
+    parser.add_argument("--target", type=float, default=0.1)
+    args = parser.parse_args(argv)
+    _common.setup()
+    results = json.load(open(PATH)) if os.path.exists(PATH) else {}
+    if "pending" in args.parts:
+        rows = []
+        for model in (m for m in args.models if m != "random"):
+            for mode in args.modes:
+                for p in args.pending:
+                    rows.append(time_pending(model, args.n, p, mode, args.repeats))
+                    print(rows[-1], flush=True)
+        results["pending"], results["pending_header"] = rows, _common.header()
+        json.dump(results, open(PATH, "w"), indent=1)
+    if "workers" in args.parts:
+        rows = []
+        for model in args.models:
+            for k in args.workers:
+                for seed in range(args.seeds):
+                    rows.append(virtual_time_to_target(model, k, seed, args.budget, args.target))
+                    print(rows[-1], flush=True)
+        results["workers"], results["workers_header"] = rows, _common.header()
+        json.dump(results, open(PATH, "w"), indent=1)
+    text = report(results)
+    _common.update_section("parallel_workers", text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
