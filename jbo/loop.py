@@ -26,7 +26,7 @@ import numpy as np
 from jbo import design, linalg, models
 from jbo.data import Data, bucket_size
 from jbo.devices import num_devices
-from jbo.models.base import Acquisition, Inputs, ModelConfig, Pending, check_choice
+from jbo.models.base import Acquisition, Constraints, Inputs, ModelConfig, Pending, check_choice
 from jbo.acquisition import PENDING
 from jbo.optimize import MaximizeConfig
 from jbo.spaces import Space
@@ -199,12 +199,14 @@ class History(NamedTuple):
       y: ``(C,)`` user-scale values, ``nan`` for failures (and on padded rows).
       mask: ``(C,)`` bool, ``True`` on real rows (successes and failures).
       feasible: ``(C,)`` bool, ``False`` where an evaluation was told infeasible; ``None``: all feasible.
+      constraints: ``(C, K)`` constraint values known at evaluation (``nan`` where unknown), or ``None``.
     """
 
     x: jnp.ndarray
     y: jnp.ndarray
     mask: jnp.ndarray
     feasible: jnp.ndarray | None = None
+    constraints: jnp.ndarray | None = None
 
 
 def standardize(history: History, failures: str):
@@ -246,6 +248,18 @@ def feasibility(history: History, failures: str) -> Data:
     return Data(jnp.where(history.mask[:, None], history.x, 0.5), feasible.astype(history.x.dtype), history.mask)
 
 
+def constraint_data(history: History) -> Constraints:
+    """Each known constraint's values standardised over its known rows, and where 0 lies (traceable)."""
+    values = history.constraints.T  # (K, C)
+    mask = history.mask[None, :] & jnp.isfinite(values)
+    n = jnp.maximum(jnp.sum(mask, axis=1), 1)
+    mean = jnp.sum(jnp.where(mask, values, 0.0), axis=1) / n
+    std = jnp.sqrt(jnp.sum(jnp.where(mask, (values - mean[:, None]) ** 2, 0.0), axis=1) / n)
+    scale = jnp.where(std > 1e-12 * jnp.maximum(1.0, jnp.abs(mean)), std, 1.0)
+    y = jnp.where(mask, (values - mean[:, None]) / scale[:, None], 0.0)
+    return Constraints(jnp.where(history.mask[:, None], history.x, 0.5), y, mask, -mean / scale)
+
+
 def anchors(key, settings: Settings, table, data: Data):
     """The acquisition search's candidates: the Sobol table shifted by a random vector, then
     ``num_local`` points around the five best observations (traceable)."""
@@ -281,10 +295,13 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     data, best, num_ok = standardize(history, settings.failures)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
+    # Known constraint values: modelled when an evaluation reported some (the history carries them).
     classify = settings.failures == "constraint" or history.feasible is not None
+    num_constraints = 0 if history.constraints is None else history.constraints.shape[-1]
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
-                    jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None)
-    acquisition = settings.acquisition_config._replace(classify=classify)
+                    jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
+                    constraint_data(history) if num_constraints else None)
+    acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
     x, new_state, info = model.step(settings.model, space, acquisition, model_state, inputs, k_model)
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
@@ -351,6 +368,7 @@ class LoopState(NamedTuple):
       fitted: the model has been fitted (its state is a warm start).
       n_suggested: suggestions made so far (drives the key stream).
       feasible: ``(N,)`` bool, ``False`` for evaluations told infeasible.
+      constraints: ``(N, K)`` constraint values known at evaluation (``nan`` where not reported).
     """
 
     x: np.ndarray
@@ -360,6 +378,7 @@ class LoopState(NamedTuple):
     fitted: bool
     n_suggested: int
     feasible: np.ndarray = np.ones(0, bool)
+    constraints: np.ndarray = np.zeros((0, 0))
 
 
 def init(settings: Settings, space: Space) -> LoopState:
@@ -377,12 +396,17 @@ def padded_history(state: LoopState, size: int, dtype) -> History:
     x = np.full((size, dim), 0.5)
     y = np.full(size, np.nan)
     x[:n], y[:n] = state.x, state.y
-    feasible = None
+    feasible = constraints = None
     if not np.all(state.feasible):
         feasible = np.ones(size, bool)
         feasible[:n] = state.feasible
         feasible = jnp.asarray(feasible)
-    return History(jnp.asarray(x, dtype), jnp.asarray(y, dtype), jnp.asarray(np.arange(size) < n), feasible)
+    if state.constraints.shape[-1]:
+        constraints = np.full((size, state.constraints.shape[-1]), np.nan)
+        constraints[:n] = state.constraints
+        constraints = jnp.asarray(constraints, dtype)
+    return History(jnp.asarray(x, dtype), jnp.asarray(y, dtype), jnp.asarray(np.arange(size) < n), feasible,
+                   constraints)
 
 
 def padded_pending(pending: np.ndarray, dtype) -> Pending:
@@ -460,7 +484,7 @@ def match_pending(state: LoopState, x: np.ndarray, active: np.ndarray | None = N
 
 
 def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.ndarray | None = None,
-            index: int | None = None, feasible: bool = True) -> LoopState:
+            index: int | None = None, feasible: bool = True, constraints=None) -> LoopState:
     """Record ``value`` at encoded point ``x`` (``None``/``nan``/``inf`` = a failure).
 
     If ``x`` stands for a pending suggestion (equal on the ``active`` columns: inactive columns hold
@@ -468,6 +492,8 @@ def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.nda
     the point exactly as suggested. ``index``, when given, names that row of ``pending`` (a parallel
     run knows which of several equal-looking pending points returned). ``feasible=False`` marks an
     evaluation that violated an unknown constraint (its value, if any, is not modelled).
+    ``constraints`` ``(K,)`` are constraint values known at evaluation (``nan`` entries: unknown); ``K``
+    is fixed by the first evaluation that reports any (a ``ValueError`` names a change).
     """
     value = np.nan if value is None or not np.isfinite(value) else float(value)
     pending = state.pending
@@ -478,5 +504,16 @@ def observe(state: LoopState, x: np.ndarray, value: float | None, active: np.nda
     if index is not None:
         x = pending[index]
         pending = np.delete(pending, index, axis=0)
+    table = state.constraints
+    if constraints is not None:
+        row = np.asarray(constraints, np.float64).reshape(-1)
+        if table.shape[-1] == 0 and len(row):  # the first report fixes K; earlier rows are unknown
+            table = np.full((len(state.y), len(row)), np.nan)
+        elif len(row) != table.shape[-1]:
+            raise ValueError(f"constraints: expected {table.shape[-1]} values as before, got {len(row)}")
+    else:
+        row = np.full(table.shape[-1], np.nan)
+    if table.shape[-1]:
+        table = np.concatenate([table, row[None]])
     return state._replace(x=np.concatenate([state.x, x[None]]), y=np.append(state.y, value), pending=pending,
-                          feasible=np.append(state.feasible, bool(feasible)))
+                          feasible=np.append(state.feasible, bool(feasible)), constraints=table)

@@ -134,7 +134,9 @@ class Optimizer:
             opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
                         x=record.get("x"), ident=record.get("id"),
                         times={k: record[k] for k in _TIME_FIELDS if record.get(k) is not None},
-                        feasible=record.get("feasible", True))
+                        feasible=record.get("feasible", True),
+                        constraints=None if record.get("constraints") is None else
+                        [np.nan if c is None else c for c in record["constraints"]])
         ids = [r["id"] for r in observations + pending if isinstance(r.get("id"), int)]
         opt._next_id = max(ids) + 1 if ids else 0
         # Points sent to workers that never returned: pending again (the model treats them as
@@ -212,7 +214,7 @@ class Optimizer:
         return [{"id": ident, "config": dict(entry["config"])} for ident, entry in self._pending.items()]
 
     def tell(self, config: Mapping[str, Any], value: float | None, error: str | None = None,
-             feasible: bool = True) -> None:
+             feasible: bool | None = None, constraints=None) -> None:
         """Record the value of a configuration (minimisation).
 
         Args:
@@ -224,19 +226,47 @@ class Optimizer:
           feasible: ``False``: the configuration violated an unknown constraint. From then on a
             classifier models where evaluations are feasible and the acquisition is discounted by
             that probability (constrained EI); infeasible values are not modelled and never best.
+            Default: ``True``, or, with ``constraints``, whether every constraint value is ``<= 0``.
+          constraints: constraint values known at evaluation, Optuna-style (``[c_1, ..., c_K]``,
+            feasible when all ``<= 0``; ``nan`` for one not measured). Each is modelled by the
+            objective's surrogate and the acquisition multiplied by ``P[c_k <= 0]``. ``K`` is fixed by
+            the first evaluation that reports constraints.
         """
+        constraints = self._check_constraints(constraints)
+        if feasible is None:
+            feasible = constraints is None or not np.any(np.asarray(constraints) > 0)
         if not isinstance(feasible, (bool, np.bool_)):
             raise ValueError(f"feasible must be True or False, got {feasible!r}")
+        if constraints is not None and feasible and np.any(np.asarray(constraints) > 0):
+            raise ValueError(f"feasible=True contradicts constraints {constraints} (feasible means every value <= 0)")
         config = self.space.validate(config)
         if value is not None and not isinstance(value, (int, float, np.number)):
             try:
                 value = float(value)
             except (TypeError, ValueError):
                 raise ValueError(f"value must be a number or None, got {type(value).__name__}") from None
-        self._record(config, value, error, None, feasible=bool(feasible))
+        self._record(config, value, error, None, feasible=bool(feasible), constraints=constraints)
 
-    def _record(self, config, value, error, seconds, x=None, ident=None, times=None, feasible=True):
+    def _check_constraints(self, constraints):
+        """Validated constraint values (a list of floats), or ``None``; ``K`` must not change within a run."""
+        if constraints is None:
+            return None
+        try:
+            values = [float(c) for c in constraints]
+        except (TypeError, ValueError):
+            raise ValueError(f"constraints must be a sequence of numbers, got {constraints!r}") from None
+        known = self.state.constraints.shape[-1]
+        if (known and len(values) != known) or not values:
+            raise ValueError(f"constraints: every evaluation reports the same number of constraint values "
+                             f"({known or 'at least one'}), got {len(values)}")
+        return values
+
+    def _record(self, config, value, error, seconds, x=None, ident=None, times=None, feasible=True, constraints=None):
         config = self.space.validate(config)
+        if isinstance(value, tuple):  # (value, constraint values) from an objective that reports them
+            value, constraints = value
+            constraints = self._check_constraints(constraints)
+            feasible = feasible and not np.any(np.asarray(constraints) > 0)
         clean = journal_io.clean_value(value)
         status = ("ok" if clean is not None else "failed") if feasible else "infeasible"
         if status == "failed" and error is None:
@@ -262,13 +292,15 @@ class Optimizer:
             record["id"] = ident
         if not feasible:
             record["feasible"] = False
+        if constraints is not None:
+            record["constraints"] = [c if math.isfinite(c) else None for c in constraints]
         record.update(times or {})
         if self._journal is not None:  # written before the state changes: nothing told is ever lost
             self._journal.write(record)
         self.state = loop.observe(self.state, x, clean, active=self.space.relevance(x), index=index,
-                                  feasible=feasible)
+                                  feasible=feasible, constraints=constraints)
         self._pending.pop(ident, None)
-        keys = ("config", "value", "status", "error", "seconds", "id", "feasible", *_TIME_FIELDS)
+        keys = ("config", "value", "status", "error", "seconds", "id", "feasible", "constraints", *_TIME_FIELDS)
         self.history.append({k: record[k] for k in keys if k in record})
 
     # -- results ------------------------------------------------------------------------------------
@@ -339,13 +371,23 @@ def _setting(settings: loop.Settings, name: str):
     return value._asdict() if hasattr(value, "_asdict") else value
 
 
-def evaluate_safely(fn: Callable, config: dict) -> tuple[float | None, str | None, float]:
-    """Call ``fn(config)``; an exception or a non-numeric/non-finite return is a failure, not a crash."""
+def evaluate_safely(fn: Callable, config: dict) -> tuple[Any, str | None, float]:
+    """Call ``fn(config)``; an exception or a non-numeric/non-finite return is a failure, not a crash.
+
+    ``fn`` returns the objective value, or ``(value, [c_1, ..., c_K])`` with constraint values known at
+    evaluation (feasible when every ``c_k <= 0``); the result's value is then that pair.
+    """
     start = time.perf_counter()
     try:
-        value = fn(config)
-        value = float(np.asarray(value).reshape(()))
+        result = fn(config)
+        constraints = None
+        if isinstance(result, (tuple, list)) and len(result) == 2 and np.ndim(result[1]) == 1:
+            result, constraints = result
+            constraints = [float(c) for c in constraints]
+        value = float(np.asarray(result).reshape(()))
         error = None if math.isfinite(value) else f"non-finite value {value!r}"
+        if constraints is not None:
+            value = (value, constraints)
     except KeyboardInterrupt:
         raise
     except Exception as err:  # the objective is user code: record any failure and go on

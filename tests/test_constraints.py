@@ -43,7 +43,7 @@ def test_infeasible_evaluations_are_journaled_never_best_and_resume(tmp_path):
     assert again.best == opt.best
 
 
-@pytest.mark.parametrize("bad", [0, 1, "no", None, np.float64(0.0)])
+@pytest.mark.parametrize("bad", [0, 1, "no", np.float64(0.0)])
 def test_feasible_must_be_a_bool(bad):
     opt = jbo.Optimizer(SPACE, seed=0, **SMALL)
     with pytest.raises(ValueError, match="feasible must be True or False"):
@@ -68,3 +68,38 @@ def test_constraints_need_a_probability_acquisition():
         opt.tell(config, crashing(config))
     with pytest.raises(ValueError, match="constraints discount EI"):
         opt.ask()
+
+
+def test_known_constraint_values_are_modelled_and_validated(tmp_path):
+    """Optuna-style constraint values: feasible when all <= 0, journaled and resumed, modelled by the
+    objective's surrogate; a changing number of values is refused and nothing is recorded."""
+    path = tmp_path / "run.jsonl"
+    opt = jbo.Optimizer(SPACE, seed=0, journal=path, **SMALL)
+    for config in opt.ask(n=6):
+        c = [config["x1"] - 4.0, 1.0 - config["x2"]]  # feasible: x1 <= 4 and x2 >= 1
+        opt.tell(config, BRANIN.evaluate(config), constraints=c)
+    assert [h["status"] == "ok" for h in opt.history] == [
+        h["config"]["x1"] <= 4.0 and h["config"]["x2"] >= 1.0 for h in opt.history]
+    with pytest.raises(ValueError, match="same number of constraint values"):
+        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=[0.5])
+    with pytest.raises(ValueError, match="contradicts"):
+        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, feasible=True, constraints=[0.5, -1.0])
+    with pytest.raises(ValueError, match="sequence of numbers"):
+        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=["a", 1])
+    assert opt.n_observed == 6
+    config = opt.ask()
+    assert opt.last_info["phase"] == "model" and SPACE.validate(config) == config
+    opt.close()
+    again = jbo.Optimizer.resume(path)
+    np.testing.assert_array_equal(again.state.constraints, opt.state.constraints)
+
+
+def test_an_objective_can_report_constraint_values():
+    def objective(config):
+        return BRANIN.evaluate(config), [config["x1"] - 4.0]
+
+    result = jbo.minimize(objective, SPACE, budget=8, seed=0, **SMALL)
+    statuses = [h["status"] for h in result.history]
+    assert statuses == ["ok" if h["config"]["x1"] <= 4.0 else "infeasible" for h in result.history]
+    assert all(len(h["constraints"]) == 1 for h in result.history)
+    assert result.best_config["x1"] <= 4.0

@@ -83,6 +83,8 @@ class Acquisition(NamedTuple):
       num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
       classify: some evaluations can be infeasible: multiply the acquisition by the probability of
         feasibility (constrained EI) from a classifier of ``Inputs.labels``.
+      num_constraints: ``K`` constraint values known at evaluation (``Inputs.constraints``), each
+        modelled by the objective's surrogate; the acquisition is multiplied by ``P[c_k <= 0]`` for each.
     """
 
     name: str
@@ -90,6 +92,23 @@ class Acquisition(NamedTuple):
     pending: str = "believer"
     num_fantasies: int = 16
     classify: bool = False
+    num_constraints: int = 0
+
+
+class Constraints(NamedTuple):
+    """Constraint values known at evaluation (feasible where every one is ``<= 0``), as the models see them.
+
+    Attributes:
+      x: ``(N_pad, D)`` evaluated points.
+      y: ``(K, N_pad)`` each constraint's values, standardised over its known rows.
+      mask: ``(K, N_pad)`` rows where that constraint's value is known.
+      threshold: ``(K,)`` where 0 (the feasibility boundary) lies on each standardised scale.
+    """
+
+    x: jnp.ndarray
+    y: jnp.ndarray
+    mask: jnp.ndarray
+    threshold: jnp.ndarray
 
 
 class Inputs(NamedTuple):
@@ -104,6 +123,7 @@ class Inputs(NamedTuple):
       ucb_beta: UCB's exploration weight (an array, so runs can ``vmap`` over it).
       labels: with ``Acquisition.classify``, every evaluated point labelled feasible (``y = 1``) or not
         (``y = 0``) (:func:`jbo.loop.feasibility`); ``None`` otherwise.
+      constraints: known constraint values (:class:`Constraints`), or ``None``.
     """
 
     data: Data
@@ -113,6 +133,7 @@ class Inputs(NamedTuple):
     first: jnp.ndarray
     ucb_beta: jnp.ndarray
     labels: Data | None = None
+    constraints: Constraints | None = None
 
 
 class Model(NamedTuple):

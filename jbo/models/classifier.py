@@ -231,3 +231,34 @@ def fit_log_feasibility(key, labels: Data, surrogate: Surrogate | None = None, r
     samples = inference.map_estimate(key, surrogate, labels, num_restarts=restarts)
     posterior = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), labels)
     return lambda x: log_probability(*surrogate.predict(posterior, x), noiseless)
+
+
+# ----------------------------------------------------------------------------- known constraint values
+
+
+def fit_log_constraints(key, surrogate: Surrogate, constraints, restarts: int = 1):
+    r"""``x -> \sum_k \log P[c_k(x) \le 0]``: each constraint value modelled by ``surrogate`` (MAP
+    hyperparameters) on its known rows, :math:`P[c_k \le 0] = \Phi((t_k - \mu_k) / s_k)` with
+    :math:`t_k` where 0 lies on its standardised scale (Gardner et al. 2014; Optuna's constraints).
+
+    Args:
+      key: PRNG key (the MAP searches' prior draws).
+      surrogate: the objective's surrogate over :class:`~jbo.data.Data` (an exact GP, say).
+      constraints: a :class:`jbo.models.base.Constraints`.
+      restarts: prior draws each MAP search also starts from.
+    """
+    from jbo import inference
+
+    def fit(k, y, mask):
+        data = Data(constraints.x, y, mask)
+        samples = inference.map_estimate(k, surrogate, data, num_restarts=restarts)
+        return surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
+
+    keys = jax.random.split(key, constraints.y.shape[0])
+    posteriors = jax.vmap(fit)(keys, constraints.y, constraints.mask)
+
+    def log_probability_feasible(x):
+        mean, var = jax.vmap(surrogate.predict, in_axes=(0, None))(posteriors, x)  # (K, m)
+        return jnp.sum(log_ndtr((constraints.threshold[:, None] - mean) / jnp.sqrt(var)), axis=0)
+
+    return log_probability_feasible

@@ -549,6 +549,38 @@ def feasibility(config: NetworkConfig, weights, labels, alpha: float = 1.0, nois
     return log_feasibility
 
 
+def constraint_feasibility(config: NetworkConfig, surrogate, weights, constraints, key):
+    r"""``x -> \sum_k \log P[c_k(x) \le 0]`` with each constraint value modelled by BLR on every member's
+    basis (MAP hyperparameters), the members' probabilities averaged (the objective's surrogate, as
+    for the GP models: :func:`jbo.models.classifier.fit_log_constraints`)."""
+    from jax.scipy.special import log_ndtr
+
+    def member_fit(w, k):
+        phi = basis(config, w, constraints.x)
+
+        def fit(kk, y, mask):
+            stats = blr.basis_stats(phi, constraints.x, y, mask)
+            samples = inference.map_estimate(kk, surrogate, stats, num_restarts=1)
+            return stats, surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), stats)
+
+        return jax.vmap(fit)(jax.random.split(k, constraints.y.shape[0]), constraints.y, constraints.mask)
+
+    num = jax.tree_util.tree_leaves(weights)[0].shape[0]
+    stats, posteriors = jax.vmap(member_fit)(weights, jax.random.split(key, num))
+
+    def log_probability(x):
+        def member(w, member_stats, member_posteriors):
+            phi = basis(config, w, x)
+            predict = lambda s, post: surrogate.predict(post, blr.basis_inputs(s, x, phi))
+            mean, var = jax.vmap(predict)(member_stats, member_posteriors)  # (K, m)
+            return jnp.sum(log_ndtr((constraints.threshold[:, None] - mean) / jnp.sqrt(var)), axis=0)
+
+        values = jax.vmap(member)(weights, stats, posteriors)  # (E, m)
+        return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+
+    return log_probability
+
+
 def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     """One suggestion: train the basis networks (by ``config.training``), infer every member's BLR
     hyperparameters (warm-started), maximise the aggregated integrated acquisition (traceable)."""
@@ -563,7 +595,12 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     keys = jax.random.split(k_infer, config.n_networks)
     member = lambda k, s, z, r: inference.fit(k, surrogate, s, config.inference_config, inference.Start(z, r), first)
     samples = jax.vmap(member)(keys, stats, state.z, state.restarts)
-    log_feasibility = feasibility(net, weights, inputs.labels) if acquisition.classify else None
+    terms = []
+    if acquisition.classify:
+        terms.append(feasibility(net, weights, inputs.labels))
+    if acquisition.num_constraints:
+        terms.append(constraint_feasibility(net, surrogate, weights, inputs.constraints, jax.random.fold_in(k_infer, 7)))
+    log_feasibility = (lambda x: sum(term(x) for term in terms)) if terms else None
     x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
                        inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
                        aggregator=config.aggregator, maximize_config=acquisition.maximize,

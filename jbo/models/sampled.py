@@ -167,8 +167,13 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
                             search.num_local, search.local_scale, data.mask)
         plan = dict(anchors=route.anchors, best=route.best, exclusion=route.exclusion)
         info["escape"] = route.active
+    terms = []
     if acquisition.classify:
-        plan["log_feasibility"] = classifier.fit_log_feasibility(k_classify, inputs.labels)
+        terms.append(classifier.fit_log_feasibility(jax.random.fold_in(k_classify, 0), inputs.labels))
+    if acquisition.num_constraints:
+        terms.append(classifier.fit_log_constraints(jax.random.fold_in(k_classify, 1), surrogate, inputs.constraints))
+    if terms:
+        plan["log_feasibility"] = lambda x: sum(term(x) for term in terms)
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
     return x, SampledState(samples.z[-1], state.restarts, samples.params), info

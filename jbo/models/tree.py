@@ -816,7 +816,7 @@ def init(config: Tree, space, dtype, key):
 def step(config: Tree, space, acquisition, state, inputs, key):
     """One suggestion: infer the hyperparameters (warm-started), then two-step path EI (``"tree"``)
     or EI in every leaf (the baselines, their search in Jenatton's Table 1); traceable."""
-    _check(config, space, acquisition.name, acquisition.pending, acquisition.classify)
+    _check(config, space, acquisition.name, acquisition.pending, acquisition.classify or acquisition.num_constraints > 0)
     spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)
