@@ -67,7 +67,7 @@ def _uniform(p, n, seed=0):
 # --------------------------------------------------------------------------------------------
 # conditional (tree-structured) problems, tested in tests/test_conditional_spaces.py
 CONDITIONAL_NAMES = ["jenatton_large", "jenatton_large_shared", "jenatton_small", "jenatton_small_shared",
-                     "mlp", "mlp_fast"]
+                     "mlp", "mlp_fast", "nonlinear_optimizers2", "nonlinear_optimizers3", "nonlinear_pipeline"]
 
 
 def test_registry_names():
@@ -388,3 +388,139 @@ def test_space_decode_then_evaluate():
     np.testing.assert_allclose(
         [p.evaluate(c) for c in configs], np.asarray(p.fn(jnp.asarray(x))), rtol=1e-12
     )
+
+
+# --------------------------------------------------------------------------------------------
+# conditional problems with non-linear, branch-dependent shared parameters
+# --------------------------------------------------------------------------------------------
+NONLINEAR = ["nonlinear_optimizers2", "nonlinear_optimizers3", "nonlinear_pipeline"]
+
+
+@pytest.mark.parametrize("name", NONLINEAR)
+def test_nonlinear_shared_optimum_and_random_configs(name):
+    from jbo.benchmarks import ConditionalProblem
+
+    p = get_problem(name)
+    assert isinstance(p, ConditionalProblem) and p.name == name and p.optimum == 0.05
+    space = p.space()
+    assert p.evaluate(p.best_config) == pytest.approx(p.optimum, abs=1e-15)
+    assert p.best_config == space.validate(p.best_config)
+    configs = space.decode_many(np.random.default_rng(0).random((500, space.dim)))
+    values = np.array([p.evaluate(c) for c in configs])
+    assert np.all(values > p.optimum) and np.all(np.isfinite(values))
+    # Moving any one parameter of the minimiser away from it increases the value.
+    for pname in space.active(p.best_config):
+        param = space.params[pname]
+        if pname in space.decisions:
+            continue
+        for factor in (0.9, 1.1):
+            moved = dict(p.best_config, **{pname: min(max(p.best_config[pname] * factor, param.low), param.high)})
+            if moved[pname] != p.best_config[pname]:
+                assert p.evaluate(moved) > p.optimum
+
+
+@pytest.mark.parametrize("name", NONLINEAR)
+def test_nonlinear_shared_python_and_jax_objectives_agree(name):
+    p = get_problem(name)
+    space = p.space()
+    u = np.random.default_rng(1).random((400, space.dim))
+    python = np.array([p.evaluate(c) for c in space.decode_many(u)])
+    jitted = jax.jit(jax.vmap(lambda row: p.evaluate(space.decode_arrays(row))))
+    np.testing.assert_allclose(np.asarray(jitted(jnp.asarray(u))), python, rtol=1e-12, atol=1e-14)
+    # Every leaf is reached, and the minimiser's encoding gives the optimum on the JAX path too.
+    assert set(space.leaf_index(u).tolist()) == set(range(p.n_leaves))
+    best = jnp.asarray(space.encode(p.best_config))
+    assert float(p.evaluate(space.decode_arrays(best))) == pytest.approx(p.optimum, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", NONLINEAR)
+def test_nonlinear_shared_parameters_differ_per_branch(name):
+    """The best value of each shared parameter differs between leaves and lies inside its range, so no
+    linear function of it shared by the leaves (Jenatton's inner-node term) fits the problem."""
+    p = get_problem(name)
+    space = p.space()
+    tree = space.tree()
+    shared = sorted({n for node in tree.nodes for n, sl in space.columns.items()
+                     if any(sl.start <= c < sl.stop for c in node.columns)})
+    assert shared
+    optima = {n: set() for n in shared}
+    for leaf in space.leaves():
+        config = dict(leaf)
+        active = [n for n in space.active(config) if n not in space.decisions]
+        # Each leaf at its own optimum: scan each shared parameter with the others at the leaf's targets.
+        base = _leaf_minimiser(p, space, config, active)
+        for n in shared:
+            if n not in active:
+                continue
+            param = space.params[n]
+            grid = np.geomspace(param.low, param.high, 401) if param.log else np.linspace(param.low, param.high, 401)
+            values = [p.evaluate(dict(base, **{n: float(g)})) for g in grid]
+            k = int(np.argmin(values))
+            assert 0 < k < len(grid) - 1  # interior
+            optima[n].add(round(float(grid[k]), 6))
+    for n in shared:
+        assert len(optima[n]) >= 2, (n, optima[n])
+
+
+def _leaf_minimiser(p, space, config, active):
+    """The minimiser of the problem within one leaf, found by Nelder-Mead in normalised (log where the
+    parameter is log-scaled) coordinates: the leaf's function is a convex quadratic there."""
+    from scipy.optimize import minimize as scipy_minimize
+
+    params = space.params
+    lo = np.array([np.log(params[n].low) if params[n].log else params[n].low for n in active])
+    hi = np.array([np.log(params[n].high) if params[n].log else params[n].high for n in active])
+
+    def value(z):
+        z = np.clip(z, lo, hi)
+        user = {n: float(np.exp(v)) if params[n].log else float(v) for n, v in zip(active, z)}
+        return p.evaluate({**config, **user})
+
+    z = scipy_minimize(value, (lo + hi) / 2, method="Nelder-Mead",
+                       options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20000}).x
+    return {**config, **{n: float(np.exp(v)) if params[n].log else float(v) for n, v in zip(active, np.clip(z, lo, hi))}}
+
+
+def test_nonlinear_shared_fixed_dimension_and_registry():
+    for name in NONLINEAR:
+        p = get_problem(name)
+        assert get_problem(name, dim=p.dim).dim == p.dim
+        with pytest.raises(ValueError, match="fixed-dimension"):
+            get_problem(name, dim=p.dim + 1)
+
+
+def test_shared_tree_problem_validation():
+    from jbo.benchmarks.nonlinear_shared import Leaf, Term, shared_tree_problem
+    from jbo.spaces import Categorical, Integer, Real, Space
+
+    space = Space({"opt": Categorical(["a", "b"]), "lr": Real(1e-4, 1.0, log=True),
+                   "m": Real(0.0, 1.0, when={"opt": ["a"]}), "k": Real(0.0, 1.0, when={"opt": ["b"]})})
+    a = Leaf({"opt": "a"}, 0.2, (Term("lr", 1e-2, 1.0), Term("m", 0.5, 1.0, (("lr", 0.3),))))
+    b = Leaf({"opt": "b"}, 0.1, (Term("lr", 1e-3, 2.0), Term("k", 0.25, 1.0)))
+    problem = shared_tree_problem("toy", space, [b, a])  # any order
+    assert problem.optimum == 0.1 and problem.best_config == {"opt": "b", "lr": 1e-3, "k": 0.25}
+    # the coupling moves m's optimum with lr: lr = 1e-1 lies a quarter of the log range above lr* = 1e-2,
+    # so m* = 0.5 + 0.3 * 0.25 and only the lr bowl remains
+    assert problem.evaluate({"opt": "a", "lr": 1e-1, "m": 0.575}) == pytest.approx(0.2 + 0.25**2, abs=1e-12)
+    assert problem.evaluate({"opt": "a", "lr": 1e-1, "m": 0.5}) > 0.2 + 0.25**2
+    cases = [
+        ([a], "no leaf describes the path"),
+        ([a, b, Leaf({"opt": "a"}, 0.0, a.terms)], "two leaves describe"),
+        ([a, b, Leaf({"opt": "c"}, 0.0, ())], "paths the space does not have"),
+        ([a, b._replace(terms=b.terms[:1])], r"missing \['k'\]"),
+        ([a, b._replace(terms=b.terms + (Term("m", 0.5, 1.0),))], "inactive or duplicated"),
+        ([a, b._replace(terms=(Term("lr", 1.0, 1.0), Term("k", 0.5, 1.0)))], "strictly inside"),
+        ([a, b._replace(terms=(Term("lr", 1e-3, 0.0), Term("k", 0.5, 1.0)))], "positive number"),
+        ([a, b._replace(terms=(Term("lr", 1e-3, 1.0), Term("k", 0.5, 1.0, (("m", 1.0),))))], "follows 'm'"),
+        ([a, b._replace(offset=float("nan"))], "offset must be a finite number"),
+        ([a, "leaf"], "must be a Leaf"),
+    ]
+    for leaves, message in cases:
+        with pytest.raises(ValueError, match=message):
+            shared_tree_problem("toy", space, leaves)
+    with pytest.raises(ValueError, match="conditional space"):
+        shared_tree_problem("toy", Space({"x": Real(0.0, 1.0)}), [])
+    ints = Space({"opt": Categorical(["a", "b"]), "n": Integer(1, 5), "m": Real(0.0, 1.0, when={"opt": ["a"]})})
+    with pytest.raises(ValueError, match="must be a Real"):
+        shared_tree_problem("toy", ints, [Leaf({"opt": "a"}, 0.0, (Term("n", 2, 1.0), Term("m", 0.5, 1.0))),
+                                          Leaf({"opt": "b"}, 0.0, (Term("n", 2, 1.0),))])

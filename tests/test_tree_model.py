@@ -7,6 +7,7 @@ eq. (4), ``Z Σ_c Zᵀ + K_block + σ² I``, with NumPy from the structure's fie
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import NamedTuple
 
@@ -75,6 +76,25 @@ def np_matern52(x1, x2, lengthscale, amplitude):
     return amplitude * (1.0 + r + r**2 / 3.0) * np.exp(-r)
 
 
+def np_leaf_cov(spec, params, q, xa, xb):
+    """Leaf ``q``'s kernel between full rows ``xa`` and ``xb``, from the structure's fields: one Matérn over
+    the leaf's columns, or (``shared_kernel="additive"``) one over its own columns plus one over the shared
+    columns of its path (the nodes' columns), each with its own params."""
+    s = spec.structure
+    cols = list(s.leaf_columns[q])
+    shared = set().union(*[n.columns for n in s.nodes if q in n.leaves])
+    parts = [("kernel", list(range(len(cols))))]
+    if spec.shared_kernel == "additive" and any(c in shared for c in cols):
+        parts = [("kernel", [i for i, c in enumerate(cols) if c not in shared]),
+                 ("shared_kernel", [i for i, c in enumerate(cols) if c in shared])]
+    total = 0.0
+    for part, slots in parts:
+        kp = {k: np.asarray(v) for k, v in params[part].items()}
+        used = [cols[i] for i in slots]
+        total = total + np_matern52(xa[:, used], xb[:, used], kp["lengthscale"][q, slots], kp["amplitude"][q])
+    return total
+
+
 class Dense(NamedTuple):
     cov: np.ndarray
     mean: np.ndarray
@@ -86,16 +106,13 @@ class Dense(NamedTuple):
 def dense_model(spec, params, x, leaf, noise):
     """Eq. (4): prior mean b, covariance Z Σ_c Zᵀ + K_block + noise I of the rows (x, leaf)."""
     s = spec.structure
-    p = {k: np.asarray(v) for k, v in params.items() if k != "kernel"}
-    kp = {k: np.asarray(v) for k, v in params["kernel"].items()}
+    p = {k: np.asarray(v) for k, v in params.items() if k not in ("kernel", "shared_kernel")}
     variances = p["variance"] if "variance" in p else np.zeros(0)
     z = np_features(s, x, leaf)
     cov = z @ np.diag(variances) @ z.T + noise * np.eye(len(x))
-    for q, cols in enumerate(s.leaf_columns):
+    for q in range(len(s.leaf_columns)):
         idx = np.flatnonzero(leaf == q)
-        cols = list(cols)
-        k = np_matern52(x[idx][:, cols], x[idx][:, cols], kp["lengthscale"][q, : len(cols)], kp["amplitude"][q])
-        cov[np.ix_(idx, idx)] += k
+        cov[np.ix_(idx, idx)] += np_leaf_cov(spec, params, q, x[idx], x[idx])
     return Dense(cov, p["offset"][leaf], x, leaf, variances)
 
 
@@ -103,15 +120,13 @@ def dense_cross(spec, params, dense, xs, leaf_s):
     """Prior covariances between the latent g_p(x*) + z_p(x*)ᵀc at (xs, leaf_s) and the training rows,
     and among the test points."""
     s = spec.structure
-    kp = {k: np.asarray(v) for k, v in params["kernel"].items()}
     zs, zt = np_features(s, xs, leaf_s), np_features(s, dense.x, dense.leaf)
     cross = zs @ np.diag(dense.variances) @ zt.T
     prior = zs @ np.diag(dense.variances) @ zs.T
-    for q, cols in enumerate(s.leaf_columns):
-        cols, i, j = list(cols), np.flatnonzero(leaf_s == q), np.flatnonzero(dense.leaf == q)
-        ls, amp = kp["lengthscale"][q, : len(cols)], kp["amplitude"][q]
-        cross[np.ix_(i, j)] += np_matern52(xs[i][:, cols], dense.x[j][:, cols], ls, amp)
-        prior[np.ix_(i, i)] += np_matern52(xs[i][:, cols], xs[i][:, cols], ls, amp)
+    for q in range(len(s.leaf_columns)):
+        i, j = np.flatnonzero(leaf_s == q), np.flatnonzero(dense.leaf == q)
+        cross[np.ix_(i, j)] += np_leaf_cov(spec, params, q, xs[i], dense.x[j])
+        prior[np.ix_(i, i)] += np_leaf_cov(spec, params, q, xs[i], xs[i])
     return cross, prior
 
 
@@ -140,11 +155,12 @@ def hand_structure():
         nodes=(TreeNode((0, 1, 2), (), True), TreeNode((0, 1), (3,), True), TreeNode((1, 2), (4, 5), False)))
 
 
-def problem(structure, mode, data_seed, n=12, variance_per="node"):
+def problem(structure, mode, data_seed, n=12, variance_per="node", shared_kernel="joint"):
     """Random data and prior-drawn hyperparameters for ``structure``; blocks of a fixed size (16), so
     every draw of one structure shares one compiled program."""
     rng = np.random.default_rng(data_seed)
-    spec = tree.TreeSpec(tree.model_structure(structure, mode), variance_per=variance_per)
+    spec = tree.TreeSpec(tree.model_structure(structure, mode), variance_per=variance_per,
+                         shared_kernel=shared_kernel)
     num_leaves = spec.num_leaves
     leaf = rng.integers(0, num_leaves, n)
     x = coded_rows(rng, leaf, num_leaves, 6)
@@ -168,8 +184,9 @@ def everything(spec, params, data, xs):
             surrogate.predict_joint(post, xs))
 
 
-def check_against_dense(structure, mode, data_seed, variance_per="node"):
-    rng, spec, params, x, y, leaf, data = problem(structure, mode, data_seed, variance_per=variance_per)
+def check_against_dense(structure, mode, data_seed, variance_per="node", shared_kernel="joint"):
+    rng, spec, params, x, y, leaf, data = problem(structure, mode, data_seed, variance_per=variance_per,
+                                                  shared_kernel=shared_kernel)
     m = 7
     leaf_s = rng.integers(0, spec.num_leaves, m)
     xs = coded_rows(rng, leaf_s, spec.num_leaves, 6)
@@ -193,19 +210,22 @@ def check_against_dense(structure, mode, data_seed, variance_per="node"):
     np.testing.assert_allclose(jcov, ref_cov, rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("mode", tree.MODES)
-def test_marginal_likelihood_and_moments_equal_dense_gp(mode):
+MODE_KERNELS = [(mode, "joint") for mode in tree.MODES] + [("tree", "additive")]
+
+
+@pytest.mark.parametrize("mode,shared_kernel", MODE_KERNELS)
+def test_marginal_likelihood_and_moments_equal_dense_gp(mode, shared_kernel):
     for data_seed, variance_per in zip(range(3), ("node", "feature", "node")):
-        check_against_dense(hand_structure(), mode, data_seed, variance_per)
+        check_against_dense(hand_structure(), mode, data_seed, variance_per, shared_kernel)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", tree.MODES)
-def test_dense_gp_on_random_trees(mode):
+@pytest.mark.parametrize("mode,shared_kernel", MODE_KERNELS)
+def test_dense_gp_on_random_trees(mode, shared_kernel):
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
         structure = random_structure(rng, int(rng.integers(2, 5)), 6)
-        check_against_dense(structure, mode, seed, ("node", "feature")[seed % 2])
+        check_against_dense(structure, mode, seed, ("node", "feature")[seed % 2], shared_kernel)
 
 
 def test_padding_rows_and_slots_change_nothing():
@@ -263,14 +283,18 @@ def test_independent_equals_separate_gps():
 def test_model_structures():
     s = TreeStructure(leaves=((("a", 0),), (("a", 1),)), leaf_columns=((2,), ()),
                       nodes=(TreeNode((0, 1), (), True), TreeNode((1,), (3, 4), False), TreeNode((0,), (), False)))
-    t = tree.model_structure(s, "tree")
+    t = tree.model_structure(s, "tree-paper")
     assert t.nodes == s.nodes[:2] and t.leaf_columns == s.leaf_columns  # the empty node is dropped
     assert tree.num_features(t) == 3
+    # The default tree model keeps the same node terms and adds the path's shared columns to each leaf GP.
+    r = tree.model_structure(s, "tree")
+    assert r.nodes == t.nodes and r.leaf_columns == ((2,), (3, 4))
+    assert tree.model_structure(s, "tree", leaf_sees_shared=False) == t
     i = tree.model_structure(s, "independent")
     assert i.nodes == () and i.leaf_columns == ((2,), (3, 4))
     m = tree.model_structure(s, "marginal")
     assert [(n.leaves, n.columns, n.bias) for n in m.nodes] == [((0, 1), (), True), ((1,), (), True), ((0,), (), True)]
-    assert tree.model_structure(s, "tree", leaf_sees_shared=True).leaf_columns == ((2,), (3, 4))
+    assert tree.model_structure(s, "tree-paper", leaf_sees_shared=True).leaf_columns == ((2,), (3, 4))
     with pytest.raises(ValueError, match="unknown tree model"):
         tree.model_structure(s, "forest")
 
@@ -295,7 +319,8 @@ def path_eis(spec, params, data, xs, best):
 
 def test_path_ei_equals_closed_form():
     for data_seed in range(3):
-        rng, spec, params, x, y, leaf, data = problem(hand_structure(), "tree", data_seed)
+        rng, spec, params, x, y, leaf, data = problem(hand_structure(), ("tree-paper", "tree")[data_seed % 2],
+                                                      data_seed)
         dense = dense_model(spec, params, x, leaf, effective_noise(spec, params))
         # Posterior of c from the dense model: Σ Zᵀ C⁻¹ (y - b) and Σ - Σ Zᵀ C⁻¹ Z Σ.
         z = np_features(spec.structure, x, leaf)
@@ -313,6 +338,46 @@ def test_path_ei_equals_closed_form():
             ref = (best - mu) * stats.norm.cdf(u) + sigma * stats.norm.pdf(u)
             np.testing.assert_allclose(ei[q], ref, rtol=1e-8, atol=1e-14)
             np.testing.assert_allclose(np.exp(log_ei[q]), ref, rtol=1e-8, atol=1e-14)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def all_path_moments(spec, params, data, xs):
+    post = tree.condition(spec, params, data)
+    return jax.vmap(lambda q: tree.path_moments(spec, post, xs, q))(jnp.arange(spec.num_leaves))
+
+
+def test_shared_path_moments_equal_dense_gp():
+    """With an additive leaf kernel the path EI's value is b_p + z_pᵀc + g_p^sh(x): its posterior moments
+    equal the dense GP's for that latent (cross-covariance Z Σ_c zᵀ + K_sh with the leaf's rows); with
+    path_ei="linear" they are the paper's b_p + z_pᵀc, as without shared columns."""
+    for data_seed in range(2):
+        rng, spec, params, x, y, leaf, data = problem(hand_structure(), "tree", data_seed, shared_kernel="additive")
+        xs = rng.random((6, x.shape[1]))
+        mean, var = all_path_moments(dataclasses.replace(spec, path_ei="shared"), params, data, jnp.asarray(xs))
+        lin_mean, lin_var = all_path_moments(dataclasses.replace(spec, path_ei="linear"), params, data,
+                                             jnp.asarray(xs))
+        dense = dense_model(spec, params, x, leaf, effective_noise(spec, params))
+        s = spec.structure
+        zt = np_features(s, x, leaf)
+        for q in range(spec.num_leaves):
+            zq = np_features(s, xs, np.full(len(xs), q))
+            cols = list(s.leaf_columns[q])
+            shared = set().union(*[n.columns for n in s.nodes if q in n.leaves])
+            slots = [i for i, c in enumerate(cols) if c in shared]
+            for sk, ref_mean, ref_var in ((True, mean, var), (False, lin_mean, lin_var)):
+                cross = zq @ np.diag(dense.variances) @ zt.T
+                prior = zq @ np.diag(dense.variances) @ zq.T
+                if sk and slots:
+                    kp = {k: np.asarray(v) for k, v in params["shared_kernel"].items()}
+                    used = [cols[i] for i in slots]
+                    rows = np.flatnonzero(leaf == q)
+                    cross[:, rows] += np_matern52(xs[:, used], x[rows][:, used], kp["lengthscale"][q, slots],
+                                                  kp["amplitude"][q])
+                    prior += np_matern52(xs[:, used], xs[:, used], kp["lengthscale"][q, slots], kp["amplitude"][q])
+                solve = np.linalg.solve(dense.cov, np.column_stack([y - dense.mean, cross.T]))
+                np.testing.assert_allclose(ref_mean[q], float(params["offset"][q]) + cross @ solve[:, 0], atol=1e-8)
+                np.testing.assert_allclose(ref_var[q], np.diag(prior - cross @ solve[:, 1:]), atol=1e-8)
+        assert not np.allclose(mean, lin_mean)  # the hand structure has leaves with shared columns
 
 
 def test_path_ei_without_variance_is_the_plain_improvement():
@@ -434,11 +499,13 @@ def prior_samples(spec, seeds):
     return jax.tree_util.tree_map(lambda *a: jnp.stack(a), *[draw_params(spec, s) for s in seeds])
 
 
-@pytest.mark.parametrize("mode", ["marginal", pytest.param("tree", marks=pytest.mark.slow),
-                                  pytest.param("independent", marks=pytest.mark.slow)])
-def test_proposal(mode):
+@pytest.mark.parametrize("mode,strategy", [("marginal", None), ("tree", None),
+                                           pytest.param("tree", "screen", marks=pytest.mark.slow),
+                                           pytest.param("tree-paper", None, marks=pytest.mark.slow),
+                                           pytest.param("independent", None, marks=pytest.mark.slow)])
+def test_proposal(mode, strategy):
     space, structure, objective = small_balanced()
-    spec = tree.TreeSpec(tree.model_structure(structure, mode))
+    spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel="additive")
     decoder = tree.LeafDecoder.from_space(space, structure)
     rng = np.random.default_rng(0)
     u = rng.random((16, space.dim))
@@ -449,18 +516,25 @@ def test_proposal(mode):
     params = prior_samples(spec, [0, 1])
     anchors = jnp.asarray(rng.random((128, space.dim)))
     config = MaximizeConfig(num_anchors=128, num_local=0, top_k=4, num_steps=20)
-    strategy = "two_step" if mode == "tree" else "all_leaves"
+    strategy = strategy or tree.DEFAULT_STRATEGY[mode]
+    with_pending = mode.startswith("tree")
     pending = jnp.asarray(rng.random((4, space.dim)))
-    pending_mask = jnp.array([True, True, False, False]) if mode == "tree" else None
-    x, score, chosen = tree.propose(spec, decoder, params, data, pending if mode == "tree" else None, pending_mask,
+    pending_mask = jnp.array([True, True, False, False]) if with_pending else None
+    x, score, chosen = tree.propose(spec, decoder, params, data, pending if with_pending else None, pending_mask,
                                     anchors, jnp.asarray(y.min()), strategy=strategy, config=config)
     assert np.isfinite(float(score)) and int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
     # The returned point scores at least as well as every anchor in its leaf (the search keeps the
     # best point it visited, anchors included), under the same (fantasised) posteriors.
-    scores = leaf_scores(spec, decoder, params, data, pending if mode == "tree" else None, pending_mask, chosen,
+    scores = leaf_scores(spec, decoder, params, data, pending if with_pending else None, pending_mask, chosen,
                          jnp.asarray(y.min()), jnp.concatenate([anchors, x[None]]))
     assert float(score) >= float(jnp.max(scores[:-1])) - 1e-9
     np.testing.assert_allclose(float(scores[-1]), float(score), rtol=1e-9)
+    if strategy == "screen":
+        # Step 1 of the screen: the chosen leaf holds the largest acquisition value at the anchors.
+        best_per_leaf = [float(jnp.max(leaf_scores(spec, decoder, params, data, pending, pending_mask, q,
+                                                   jnp.asarray(y.min()), anchors)))
+                         for q in range(spec.num_leaves)]
+        assert int(chosen) == int(np.argmax(best_per_leaf)), best_per_leaf
 
 
 @functools.partial(jax.jit, static_argnums=(0, 1))
@@ -493,6 +567,42 @@ def test_two_step_picks_the_leaf_of_largest_path_ei():
                                     jnp.asarray(rng.random((64, space.dim))), jnp.asarray(best), config=config)
         assert int(chosen) == int(np.argmax(ei)), (ei, int(chosen))
         assert int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
+
+
+def test_hybrid_picks_the_leaf_of_largest_path_or_screened_ei():
+    """``strategy="hybrid"``: a leaf's score is the larger of its path EI (6) and its full EI (5) at the
+    anchors (both integrated log-EIs); with bias-only nodes eq. (6) has a closed form again."""
+    space, structure, objective = small_balanced()
+    spec = tree.TreeSpec(tree.model_structure(structure, "marginal", leaf_sees_shared=True))
+    decoder = tree.LeafDecoder.from_space(space, structure)
+    rng = np.random.default_rng(2)
+    picked = set()
+    # Trials 2-3: offsets b_p far below the data and long lengthscales, so each leaf GP's mean is pulled
+    # up to its observations everywhere in the leaf while eq. (6) sees the low b_p: there (6) wins.
+    for trial, pessimistic in enumerate([False, False, True, True]):
+        u = rng.random((12, space.dim))
+        leaf = np.asarray(decoder(jnp.asarray(u)))
+        y = rng.standard_normal(12)
+        data = tree.tree_data(u, y, leaf, 4, size=16)
+        seeds = [10 * trial + s for s in range(2)]
+        params = prior_samples(spec, seeds)
+        if pessimistic:
+            params["offset"] = params["offset"] - 3.0
+            params["kernel"]["lengthscale"] = jnp.full_like(params["kernel"]["lengthscale"], 5.0)
+        best = jnp.asarray(float(y.min()))
+        anchors = jnp.asarray(rng.random((64, space.dim)))
+        path = np.log(np.mean([np.asarray(path_eis(spec, jax.tree_util.tree_map(lambda a: a[i], params), data,
+                                                    jnp.zeros((1, space.dim)), float(best))[0])[:, 0]
+                               for i in range(len(seeds))], axis=0))
+        screened = np.array([float(jnp.max(leaf_scores(spec, decoder, params, data, None, None, q, best, anchors)))
+                             for q in range(4)])
+        config = MaximizeConfig(top_k=2, num_steps=5)
+        x, _, chosen = tree.propose(spec, decoder, params, data, None, None, anchors, best, strategy="hybrid",
+                                    config=config)
+        assert int(chosen) == int(np.argmax(np.maximum(path, screened))), (path, screened, int(chosen))
+        assert int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
+        picked.add(bool(screened[int(chosen)] > path[int(chosen)]))
+    assert picked == {True, False}  # both scores decided a leaf
 
 
 # ----------------------------------------------------------------------------- with jbo.spaces
@@ -528,7 +638,7 @@ def test_decoder_and_features_match_space():
             assert np.all(space.leaf_index(np.asarray(decoder.encode(jnp.asarray(u[:20]), p))) == p)
 
 
-@pytest.mark.parametrize("mode", ["tree", pytest.param("independent", marks=pytest.mark.slow),
+@pytest.mark.parametrize("mode", ["tree", "tree-paper", pytest.param("independent", marks=pytest.mark.slow),
                                   pytest.param("marginal", marks=pytest.mark.slow)])
 def test_ask_tell_on_a_conditional_space(mode):
     """A few ask/tell steps through jbo.Optimizer: configurations hold their active parameters only,
@@ -551,3 +661,125 @@ def test_ask_tell_on_a_conditional_space(mode):
     for info, leaf in model_steps:
         assert info["leaf"] == leaf and np.isfinite(info["score"])
     assert all(np.all(np.isfinite(np.asarray(leaf))) for leaf in jax.tree_util.tree_leaves(opt.state.model_state.params))
+
+
+# ----------------------------------------------------------------------------- tree vs tree-paper
+
+
+def test_tree_config_names_strategies_and_journal_round_trip():
+    from jbo import models
+
+    paper, default = models.create("tree-paper"), models.create("tree")
+    assert (paper.name, paper.search) == ("tree-paper", "two_step")
+    assert (default.name, default.search, default.shared_kernel) == ("tree", "auto", "additive")
+    assert models.create("independent").search == models.create("marginal").search == "all_leaves"
+    chosen = models.create("tree", strategy="all_leaves", shared_kernel="joint")
+    assert chosen.search == "all_leaves"
+    for config in (paper, default, chosen):
+        assert models.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="unknown strategy 'best'"):
+        models.create("tree", strategy="best")
+    with pytest.raises(ValueError, match="unknown tree model"):
+        models.create("tree", mode="forest")
+    with pytest.raises(ValueError, match="unknown shared_kernel 'sum'"):
+        models.create("tree", shared_kernel="sum")
+    assert default.path_ei == "linear" and models.create("tree", path_ei="shared").path_ei == "shared"
+    with pytest.raises(ValueError, match="unknown path_ei 'curved'"):
+        models.create("tree", path_ei="curved")
+    assert "tree-paper" in models.NAMES
+
+
+def optimizer_data(n=40, seed=0):
+    """Observations of ``nonlinear_optimizers2``: two optimisers whose best shared learning rate differs."""
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem("nonlinear_optimizers2")
+    space = problem.space()
+    structure = space.tree()
+    u = np.random.default_rng(seed).random((n, space.dim))
+    y = np.array([problem.evaluate(c) for c in space.decode_many(u)])
+    return problem, space, structure, u, (y - y.mean()) / y.std()
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def leaf_means(spec, params, data, xs):
+    post = tree.condition(spec, params, data)
+    return jax.vmap(lambda q: tree.predict_leaf(spec, post, xs, q)[0])(jnp.arange(spec.num_leaves))
+
+
+def lr_scan(space, problem, num=41):
+    """Rows along the learning rate with each leaf's own parameter at its optimum (both optimisers' own
+    parameters at 0.9: sgd's momentum, adam's beta1)."""
+    base = dict(space.decode(space.encode(problem.best_config)))
+    grid = np.linspace(0.0, 1.0, num)
+    rows = np.tile(space.encode({**base, "optimizer": "adam"}), (num, 1))
+    lr = space.columns["lr"].start
+    rows[:, lr] = grid
+    momentum = space.encode({"optimizer": "sgd", "lr": 1e-3, "momentum": 0.9})
+    rows[:, space.columns["momentum"]] = momentum[space.columns["momentum"]]
+    return grid, rows
+
+
+def test_paper_model_is_affine_in_a_shared_parameter_the_default_model_is_not():
+    """Under any hyperparameters the paper's model predicts a shared parameter's effect as one straight
+    line with the same slope in every leaf (§2.4); the default model's leaf GPs bend it per leaf."""
+    problem, space, structure, u, y = optimizer_data()
+    leaf = space.leaf_index(u)
+    grid, rows = lr_scan(space, problem)
+    for mode, shared_kernel in (("tree-paper", "joint"), ("tree", "joint"), ("tree", "additive")):
+        spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
+        params = draw_params(spec, 3)
+        for part in ("kernel", "shared_kernel"):
+            if part in params:
+                params[part]["lengthscale"] = jnp.full_like(params[part]["lengthscale"], 0.3)
+        data = tree.tree_data(u, y, leaf, spec.num_leaves, size=64)
+        means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))  # (leaves, grid)
+        second = np.abs(np.diff(means, 2, axis=1)).max()
+        slopes = (means[:, -1] - means[:, 0]) / (grid[-1] - grid[0])
+        if mode == "tree-paper":
+            assert second < 1e-10
+            np.testing.assert_allclose(slopes[0], slopes[1], rtol=1e-9)
+        else:
+            assert second > 1e-4
+
+
+def test_default_model_finds_each_optimizers_own_learning_rate():
+    """Fitted (MAP) on 40 observations, the default model's posterior mean along the shared learning rate
+    has its minimum near each optimiser's own best rate (sgd 0.8, adam 0.4 in the unit cube); the paper's
+    model can only put both at the same end of the range."""
+    from jbo import inference
+
+    problem, space, structure, u, y = optimizer_data()
+    leaf = space.leaf_index(u)
+    decoder = tree.LeafDecoder.from_space(space, structure)
+    grid, rows = lr_scan(space, problem)
+    argmins = {}
+    for mode, shared_kernel in (("tree", "additive"), ("tree", "joint"), ("tree-paper", "joint")):
+        spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
+        data = tree.tree_data(u, y, leaf, spec.num_leaves, size=64)
+        samples = inference.infer(jax.random.key(0), tree.tree_gp(spec, decoder, mode), data, "map")
+        params = jax.tree_util.tree_map(lambda a: a[0], samples.params)
+        means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))
+        argmins[mode, shared_kernel] = grid[np.argmin(means, axis=1)]
+    np.testing.assert_allclose(argmins["tree", "additive"], [0.8, 0.4], atol=0.1)
+    np.testing.assert_allclose(argmins["tree", "joint"], [0.8, 0.4], atol=0.1)
+    paper = argmins["tree-paper", "joint"]
+    assert paper[0] == paper[1] and paper[0] in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("mode", ["tree", pytest.param("tree-paper", marks=pytest.mark.slow)])
+def test_compiled_runs_suggest_valid_configurations(mode):
+    """Whole runs of both tree models through jbo.minimize_many on a non-linear shared problem: every
+    suggestion decodes to a valid configuration of its leaf, and the recorded values are the objective's."""
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem("nonlinear_optimizers3")
+    space = problem.space()
+    result = jbo.minimize_many(problem.evaluate, space, budget=8, seeds=[0, 1], model=mode, inference="map",
+                               n_init=3, maximize=dict(num_anchors=32, num_local=4, top_k=2, num_steps=5))
+    for xs, values in zip(result.x, result.values):
+        for x, value in zip(xs, values):
+            config = space.decode(x)
+            assert config == space.validate(config)
+            assert problem.evaluate(config) == pytest.approx(value, rel=1e-9)

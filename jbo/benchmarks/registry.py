@@ -340,6 +340,11 @@ from jbo.benchmarks import jenatton as _jenatton  # noqa: E402
 
 PROBLEMS.update(_jenatton.PROBLEMS)
 
+# Conditional problems whose shared parameters act non-linearly and differently per branch.
+from jbo.benchmarks import nonlinear_shared as _nonlinear_shared  # noqa: E402
+
+PROBLEMS.update(_nonlinear_shared.PROBLEMS)
+
 # The real conditional problem: tuning an MLP classifier (Jenatton et al. 2017, Sec. 4.2).
 from jbo.benchmarks import mlp as _mlp  # noqa: E402
 

@@ -39,10 +39,27 @@ static shapes. Leaves see different numbers of columns: each leaf's columns are 
 ``D_max`` slots and the unused slots are set to 0 on both sides of the kernel, so they add
 nothing to any distance.
 
-Three models share this code (:func:`model_structure`):
+Four models share this code (:func:`model_structure`):
 
-* ``"tree"``: the model above with the structure's nodes (bias and shared-parameter features).
-* ``"independent"``: ``c = 0``, one GP per leaf (Bergstra et al., 2011).
+* ``"tree-paper"``: the model above exactly as the paper has it: a shared parameter enters *only*
+  through its node's linear term :math:`c_v^\top r_v` (§2.4), one weight for every leaf below ``v``,
+  and the leaf GPs see their own parameters only; two-step path EI (eq. 6). Exact when the shared
+  parameters act linearly and alike in every leaf (Jenatton's synthetic trees), but it cannot
+  represent a shared parameter whose effect is curved or differs between branches (a learning
+  rate shared by several optimisers whose best value differs per optimiser), and eq. (6), which
+  sees only the linear part, then commits to the wrong region.
+* ``"tree"`` (the default tree model): the same inner-node terms (bias and linear shared features,
+  which carry information between leaves) *plus* the shared parameters of a leaf's path as inputs
+  of that leaf's GP, so each leaf models its own non-linear response to them; the covariance is
+  :math:`Z \Sigma_c Z^\top + K^{\rm block}` with each ``K_p`` over the leaf's own and shared
+  columns, still :math:`O(d^3 + \sum_p n_p^3)`. By default ``K_p`` is *additive*, one kernel over
+  the leaf's own columns plus one over its shared columns (:class:`TreeSpec` ``shared_kernel``):
+  like the paper's linear terms, the shared response adds to the own response, so a few points of a
+  leaf suffice to place its optimum, but it may now be curved and differ from leaf to leaf. Eq. (6)
+  sees only the linear part of that response, so a leaf is chosen by the larger of the path EI (6)
+  and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`_propose`); where no leaf
+  sees a shared column (no shared parameters), the model and its search are exactly the paper's.
+* ``"independent"``: ``c = 0``, one GP per leaf over its own and shared columns (Bergstra et al., 2011).
 * ``"marginal"``: only scalar (bias) nodes, ``c`` integrated out: the dense GP with the
   intersection kernel of eq. (4). Its predictive moments equal those above.
 
@@ -74,7 +91,20 @@ from jbo.models import sampled
 from jbo.models.sampled import SampledConfig, SampledState
 from jbo.optimize import MaximizeConfig, maximize
 
-MODES = ("tree", "independent", "marginal")
+MODES = ("tree", "tree-paper", "independent", "marginal")
+
+#: How a leaf GP combines its own and its shared columns (:class:`TreeSpec`).
+SHARED_KERNELS = ("joint", "additive")
+
+#: What the path EI takes for a leaf's value along its shared parameters (:class:`TreeSpec`).
+PATH_EIS = ("linear", "shared")
+
+#: How a proposal searches the leaves (:func:`_propose`).
+STRATEGIES = ("auto", "two_step", "screen", "hybrid", "all_leaves")
+
+#: Each mode's default strategy: the paper's model keeps the paper's two-step path EI.
+DEFAULT_STRATEGY = {"tree": "auto", "tree-paper": "two_step", "independent": "all_leaves",
+                    "marginal": "all_leaves"}
 
 
 # ----------------------------------------------------------------------------- structure
@@ -85,20 +115,22 @@ def model_structure(structure, mode: str = "tree", leaf_sees_shared: bool | None
 
     Args:
       structure: a ``TreeStructure`` (:meth:`jbo.spaces.Space.tree`).
-      mode: ``"tree"`` (nodes as given), ``"independent"`` (no nodes: ``c = 0``) or ``"marginal"``
-        (every node reduced to its scalar bias ``c_v``: the paper's marginal baseline, which
-        "cannot de facto be applied in presence of shared variables").
+      mode: ``"tree"`` or ``"tree-paper"`` (nodes as given), ``"independent"`` (no nodes: ``c = 0``)
+        or ``"marginal"`` (every node reduced to its scalar bias ``c_v``: the paper's marginal
+        baseline, which "cannot de facto be applied in presence of shared variables").
       leaf_sees_shared: add the shared columns of a leaf's path to that leaf's GP inputs. Default:
-        ``False`` for ``"tree"`` (shared parameters enter only through ``c_v^T r_v``, §2.4) and
-        ``True`` for the baselines, whose leaf domain then holds duplicated copies of the shared
-        parameters (Jenatton's Fig. 3, top); without it they would ignore shared parameters.
+        ``False`` for ``"tree-paper"`` (shared parameters enter only through ``c_v^T r_v``, §2.4),
+        ``True`` for ``"tree"`` (the shared parameters also enter each leaf's GP, non-linearly and
+        differently per leaf, next to the linear node terms) and for the baselines, whose leaf
+        domain then holds duplicated copies of the shared parameters (Jenatton's Fig. 3, top);
+        without it they would ignore shared parameters.
     Returns:
       A structure of the same type, with empty nodes (no features) dropped.
     """
     if mode not in MODES:
         raise ValueError(f"unknown tree model {mode!r}; valid choices: {list(MODES)}")
     if leaf_sees_shared is None:
-        leaf_sees_shared = mode != "tree"
+        leaf_sees_shared = mode != "tree-paper"
     leaf_columns = tuple(tuple(c) for c in structure.leaf_columns)
     if leaf_sees_shared:
         leaf_columns = tuple(
@@ -119,6 +151,7 @@ class _Tables(NamedTuple):
 
     leaf_cols: np.ndarray  # (P, D_max) int: column gathered into each slot
     leaf_colmask: np.ndarray  # (P, D_max) bool: slot in use
+    leaf_shared: np.ndarray  # (P, D_max) bool: slot holds a shared column of the leaf's path (a node's)
     feature_cols: np.ndarray  # (d,) int: column of each feature (0 for a bias feature)
     feature_bias: np.ndarray  # (d,) bool: constant-1 feature
     feature_node: np.ndarray  # (d,) int: node of each feature
@@ -143,7 +176,11 @@ def _tables(structure) -> _Tables:
             node.append(v)
             on_leaf.append(on)
     on_leaf = np.asarray(on_leaf, bool).reshape(len(cols), num_leaves).T
-    return _Tables(leaf_cols, leaf_colmask, np.asarray(cols, np.int32), np.asarray(bias, bool),
+    leaf_shared = np.zeros((num_leaves, width), bool)
+    for p, leaf_columns in enumerate(structure.leaf_columns):
+        shared = set().union(*[n.columns for n in structure.nodes if p in n.leaves])
+        leaf_shared[p, : len(leaf_columns)] = [c in shared for c in leaf_columns]
+    return _Tables(leaf_cols, leaf_colmask, leaf_shared, np.asarray(cols, np.int32), np.asarray(bias, bool),
                    np.asarray(node, np.int32), on_leaf)
 
 
@@ -240,6 +277,22 @@ class TreeSpec:
       structure: the structure actually modelled (:func:`model_structure`).
       kernel: covariance of every leaf GP (each leaf has its own params: ARD lengthscales over its
         own columns, amplitude).
+      shared_kernel: how a leaf GP combines its own columns with the shared columns of its path (when
+        it sees them, ``"tree"``): ``"joint"``, one ``kernel`` over all of them (interactions between
+        shared and own parameters; more to learn), or ``"additive"``, :math:`g_p = g_p^{own}(x_{own})
+        + g_p^{sh}(x_{sh})` with a second ``kernel`` (own amplitude and lengthscales) over the shared
+        columns only: the leaf's response to its shared parameters is non-linear and its own, but
+        adds to the response to its own parameters, as the paper's node terms do, so a few points of
+        a leaf already locate its best region. The spec's default is ``"joint"``; the ``"tree"`` model
+        (:class:`Tree`) defaults to ``"additive"``.
+      path_ei: what the path EI (eq. 6, :func:`path_moments`) takes for a leaf's value along its shared
+        parameters: ``"linear"`` (default), :math:`b_p + z_p^\top c` as in the paper (the leaf GP at
+        its prior mean), or ``"shared"``, that plus the leaf GP's shared component :math:`g_p^{sh}`
+        when the kernel is additive (the leaf's own-parameter component still at its prior mean).
+        Identical unless ``shared_kernel="additive"`` and the leaf sees shared columns. ``"shared"``
+        is the model-consistent reading of eq. (6) but measured worse (BENCHMARKS.md,
+        ``tree_synthetic``): the linear part's optimism at the edges of the shared range is what
+        keeps the two-step search visiting other leaves.
       variance_per: ``"node"``: one prior variance per inner node, shared by the node's features (a
         one-hot categorical's weights are exchangeable, and the hyperparameter count stays ``V``);
         ``"feature"``: one per feature. The paper only says Σ_c is diagonal.
@@ -254,6 +307,8 @@ class TreeSpec:
 
     structure: Any
     kernel: Kernel = Matern52()
+    shared_kernel: str = "joint"
+    path_ei: str = "linear"
     variance_per: str = "node"
     variance_loc: float = 0.0
     variance_scale: float = 1.0
@@ -265,6 +320,15 @@ class TreeSpec:
     def __post_init__(self):
         if self.variance_per not in ("node", "feature"):
             raise ValueError(f"variance_per must be 'node' or 'feature', got {self.variance_per!r}")
+        if self.shared_kernel not in SHARED_KERNELS:
+            raise ValueError(f"shared_kernel must be one of {list(SHARED_KERNELS)}, got {self.shared_kernel!r}")
+        if self.path_ei not in PATH_EIS:
+            raise ValueError(f"path_ei must be one of {list(PATH_EIS)}, got {self.path_ei!r}")
+
+    @property
+    def additive(self) -> bool:
+        """Whether a second, additive kernel models the leaves' shared columns."""
+        return self.shared_kernel == "additive" and bool(_tables(self.structure).leaf_shared.any())
 
     @property
     def num_leaves(self) -> int:
@@ -275,16 +339,18 @@ class TreeSpec:
         return num_features(self.structure)
 
 
-def _pad_slots(tree, width: int, total: int):
-    """Pad every per-column array (last axis ``width``) of a kernel's params to ``total`` slots with 1."""
+def _place_slots(tree, slots, total: int):
+    """Every per-column array (last axis ``len(slots)``) of a kernel's params spread to ``total`` slots:
+    its values at ``slots``, 1 elsewhere (slots no kernel sees)."""
+    slots = np.asarray(slots, np.int32)
 
-    def pad(a):
+    def place(a):
         a = jnp.asarray(a)
-        if a.ndim >= 1 and a.shape[-1] == width and total > width:
-            return jnp.concatenate([a, jnp.ones(a.shape[:-1] + (total - width,), a.dtype)], -1)
+        if a.ndim >= 1 and a.shape[-1] == len(slots):
+            return jnp.ones(a.shape[:-1] + (total,), a.dtype).at[..., slots].set(a)
         return a
 
-    return jax.tree_util.tree_map(pad, tree)
+    return jax.tree_util.tree_map(place, tree)
 
 
 def prior(spec: TreeSpec, data=None):
@@ -292,20 +358,30 @@ def prior(spec: TreeSpec, data=None):
 
     Sites: ``leaf{p}/...`` the kernel params of leaf ``p`` (over its own columns; a leaf without
     columns draws one unused lengthscale so that every leaf has the same params structure),
-    ``offset`` ``(P,)`` the leaf means ``b_p``, ``noise`` the shared σ², and (unless ``d = 0``)
-    ``node_variance`` ``(V,)`` or ``(d,)``, the diagonal of Σ_c.
+    with ``shared_kernel="additive"`` ``leaf{p}/shared/...`` those of its shared-column kernel (``leaf{p}/...``
+    then covers the other columns), ``offset`` ``(P,)`` the leaf means ``b_p``, ``noise`` the shared
+    σ², and (unless ``d = 0``) ``node_variance`` ``(V,)`` or ``(d,)``, the diagonal of Σ_c.
 
     Returns:
       ``{"kernel": params stacked over leaves (slots padded to D_max), "offset", "noise",
-      "variance": (d,) per-feature prior variance}``.
+      "variance": (d,) per-feature prior variance}``, plus ``"shared_kernel"`` (same layout) when additive.
     """
     t = _tables(spec.structure)
     total = t.leaf_cols.shape[1]
-    leaf_params = []
-    for p, cols in enumerate(spec.structure.leaf_columns):
-        width = max(len(cols), 1)
-        leaf_params.append(_pad_slots(spec.kernel.sample_params(width, prefix=f"leaf{p}/"), width, total))
-    kernel_params = jax.tree_util.tree_map(lambda *a: jnp.stack(a), *leaf_params)
+
+    def stacked(prefix, use):
+        leaf_params = []
+        for p in range(spec.num_leaves):
+            slots = np.flatnonzero(use[p]) if use[p].any() else np.zeros(1, np.int32)
+            leaf_params.append(_place_slots(spec.kernel.sample_params(len(slots), prefix=f"leaf{p}/{prefix}"),
+                                            slots, total))
+        return jax.tree_util.tree_map(lambda *a: jnp.stack(a), *leaf_params)
+
+    if spec.additive:
+        kernel_params = stacked("", t.leaf_colmask & ~t.leaf_shared)
+        shared_params = stacked("shared/", t.leaf_shared)
+    else:
+        kernel_params = stacked("", t.leaf_colmask)
     params = {
         "kernel": kernel_params,
         "offset": priors.sample("offset", priors.mean_prior(), (spec.num_leaves,)),
@@ -317,6 +393,8 @@ def prior(spec: TreeSpec, data=None):
         count = len(spec.structure.nodes) if per_node else d
         variance = priors.sample("node_variance", dist.LogNormal(spec.variance_loc, spec.variance_scale), (count,))
         params["variance"] = variance[jnp.asarray(t.feature_node)] if per_node else variance
+    if spec.additive:
+        params["shared_kernel"] = shared_params
     return params
 
 
@@ -345,8 +423,42 @@ class TreePosterior(NamedTuple):
     weight_rhs: jnp.ndarray
 
 
-def _leaf_params(params, leaf):
-    return jax.tree_util.tree_map(lambda a: a[leaf], params["kernel"])
+def _leaf_params(params, leaf, part="kernel"):
+    return jax.tree_util.tree_map(lambda a: a[leaf], params[part])
+
+
+def _parts(spec: TreeSpec, leaf):
+    """``[(params key, slot mask (D_max,))]`` of the kernels that sum to leaf ``leaf``'s covariance."""
+    if not spec.additive:
+        return [("kernel", None)]
+    t = _tables(spec.structure)
+    shared = jnp.asarray(t.leaf_shared)[leaf]
+    return [("kernel", ~shared), ("shared_kernel", shared)]
+
+
+def _leaf_gram(spec: TreeSpec, params, leaf, x1, x2):
+    """Covariance of leaf ``leaf``'s GP between leaf inputs ``x1`` ``(m, D_max)`` and ``x2``: ``kernel``
+    over all its slots, or (additive) ``kernel`` over its own slots plus a second kernel over its shared
+    slots (zero for a leaf without shared columns)."""
+    total = 0.0
+    for part, slots in _parts(spec, leaf):
+        kparams = _leaf_params(params, leaf, part)
+        if slots is None:
+            total = total + spec.kernel.gram(kparams, x1, x2)
+            continue
+        gram = spec.kernel.gram(kparams, jnp.where(slots, x1, 0.0), jnp.where(slots, x2, 0.0))
+        total = total + (gram if part == "kernel" else jnp.where(jnp.any(slots), gram, 0.0))
+    return total
+
+
+def _leaf_diag(spec: TreeSpec, params, leaf, x):
+    """``k_p(x_i, x_i)`` of :func:`_leaf_gram`."""
+    total = 0.0
+    for part, slots in _parts(spec, leaf):
+        kparams = _leaf_params(params, leaf, part)
+        diag = spec.kernel.diag(kparams, x if slots is None else jnp.where(slots, x, 0.0))
+        total = total + (diag if part == "kernel" else jnp.where(jnp.any(slots), diag, 0.0))
+    return total
 
 
 def condition(spec: TreeSpec, params, data: TreeData) -> TreePosterior:
@@ -359,19 +471,19 @@ def condition(spec: TreeSpec, params, data: TreeData) -> TreePosterior:
     Returns:
       A :class:`TreePosterior`.
     """
-    structure, kernel = spec.structure, spec.kernel
+    structure = spec.structure
     dtype = data.y.dtype
     jitter = linalg.default_jitter(dtype) if spec.jitter is None else spec.jitter
     noise = params["noise"] + spec.noise_floor
     leaves = jnp.arange(spec.num_leaves)
 
-    def leaf_factor(kparams, x, mask, p):
+    def leaf_factor(x, mask, p):
         xl = _leaf_inputs(structure, x, p)
         both = mask[:, None] & mask[None, :]
-        gram = jnp.where(both, kernel.gram(kparams, xl, xl), 0.0)
+        gram = jnp.where(both, _leaf_gram(spec, params, p, xl, xl), 0.0)
         return linalg.cholesky(gram + jnp.diag(jnp.where(mask, noise, 1.0)), jitter)
 
-    factor = jax.vmap(leaf_factor)(params["kernel"], data.x, data.mask, leaves)
+    factor = jax.vmap(leaf_factor)(data.x, data.mask, leaves)
     lower = jax.vmap(functools.partial(solve_triangular, lower=True))
     upper = jax.vmap(functools.partial(solve_triangular, lower=True, trans=1))
     r = jnp.where(data.mask, data.y - params["offset"][:, None], 0.0)
@@ -422,11 +534,10 @@ class _LeafTerms(NamedTuple):
 
 
 def _leaf_terms(spec: TreeSpec, post: TreePosterior, x, leaf) -> _LeafTerms:
-    structure, kernel = spec.structure, spec.kernel
-    kparams = _leaf_params(post.params, leaf)
+    structure = spec.structure
     xs, mask = post.data.x[leaf], post.data.mask[leaf]
     xl = _leaf_inputs(structure, x, leaf)
-    cross = jnp.where(mask[:, None], kernel.gram(kparams, _leaf_inputs(structure, xs, leaf), xl), 0.0)
+    cross = jnp.where(mask[:, None], _leaf_gram(spec, post.params, leaf, _leaf_inputs(structure, xs, leaf), xl), 0.0)
     mean = post.params["offset"][leaf] + cross.T @ post.alpha[leaf]
     v = solve_triangular(post.factor[leaf], cross, lower=True)
     t = tree_features(structure, x, leaf) - v.T @ post.features[leaf]
@@ -445,7 +556,7 @@ def predict_leaf(spec: TreeSpec, post: TreePosterior, x, leaf):
     """
     terms = _leaf_terms(spec, post, x, leaf)
     mean = terms.mean + terms.t @ post.weight_mean
-    var = spec.kernel.diag(_leaf_params(post.params, leaf), terms.inputs) - jnp.sum(terms.whitened_cross**2, 0)
+    var = _leaf_diag(spec, post.params, leaf, terms.inputs) - jnp.sum(terms.whitened_cross**2, 0)
     if spec.num_features:
         w = solve_triangular(post.precision_factor, terms.t.T, lower=True)
         var = var + jnp.sum(w**2, 0)
@@ -462,7 +573,7 @@ def predict(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x):
     terms = jax.vmap(lambda p: _leaf_terms(spec, post, x, p))(jnp.arange(spec.num_leaves))
     rows = jnp.arange(x.shape[0])
     mean = terms.mean[leaf, rows]
-    prior_var = jax.vmap(lambda p: spec.kernel.diag(_leaf_params(post.params, p), terms.inputs[p]))(
+    prior_var = jax.vmap(lambda p: _leaf_diag(spec, post.params, p, terms.inputs[p]))(
         jnp.arange(spec.num_leaves))
     var = prior_var[leaf, rows] - jnp.sum(terms.whitened_cross**2, 1)[leaf, rows]
     if spec.num_features:
@@ -481,7 +592,7 @@ def predict_joint(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x):
 
     def per_leaf(p):
         terms = _leaf_terms(spec, post, x, p)
-        gram = spec.kernel.gram(_leaf_params(post.params, p), terms.inputs, terms.inputs)
+        gram = _leaf_gram(spec, post.params, p, terms.inputs, terms.inputs)
         return terms.mean, gram - terms.whitened_cross.T @ terms.whitened_cross, terms.t
 
     means, covs, ts = jax.vmap(per_leaf)(leaves)
@@ -519,7 +630,7 @@ def tree_gp(spec: TreeSpec, leaf_of: Callable, name: str = "tree") -> Surrogate:
     Args:
       spec: the model (:class:`TreeSpec`).
       leaf_of: jnp function ``(m, D) -> (m,)`` giving the leaf of unit-cube rows (:class:`LeafDecoder`).
-      name: ``"tree"``, ``"independent"`` or ``"marginal"``.
+      name: the model's name (one of :data:`MODES`).
     Returns:
       A Surrogate whose ``data`` is a :class:`TreeData`; ``infer`` samples its hyperparameters as any other.
     """
@@ -629,17 +740,42 @@ class LeafDecoder:
 
 
 def path_moments(spec: TreeSpec, post: TreePosterior, x, leaf):
-    r"""Mean and variance of :math:`b_p + z_p(x)^\top c` under the posterior of ``c`` (eq. 6).
+    r"""Mean and variance of a leaf's value along its shared parameters, the quantity of the path EI (eq. 6).
 
-    Only the shared columns of ``x`` on ``leaf``'s path matter (through :math:`z_p`).
+    The paper's :math:`h_p(x) = b_p + z_p(x)^\top c` under the posterior of ``c`` (the leaf's GP at
+    its prior mean). With an additive leaf kernel and ``spec.path_ei == "shared"``, :math:`h_p` also
+    holds the leaf GP's shared component, :math:`h_p = b_p + z_p^\top c + g_p^{sh}(x_{sh})`: the
+    leaf's response to its shared parameters is then what the model says it is, curved and its own,
+    instead of its linear part alone (whose slope, next to a shared GP component, need not mean
+    anything), while the leaf's own parameters stay at the prior mean as in eq. (6). Its moments are
+    those of :func:`predict_leaf` with the shared kernel in place of the leaf kernel (the posterior
+    covariance of :math:`g_p^{sh}` and ``c`` included), and reduce to the paper's where the leaf has
+    no shared column.
+
+    Only the shared columns of ``x`` on ``leaf``'s path matter.
     Returns ``(mean (m,), var (m,))``.
     """
     z = tree_features(spec.structure, x, leaf)
-    mean = post.params["offset"][leaf] + z @ post.weight_mean
-    if spec.num_features == 0:
-        return mean, jnp.zeros_like(mean)
-    w = solve_triangular(post.precision_factor, z.T, lower=True)
-    return mean, jnp.sum(w**2, 0)
+    mean = post.params["offset"][leaf]
+    var = jnp.zeros(x.shape[:-1], x.dtype)
+    if spec.additive and spec.path_ei == "shared":
+        shared = jnp.asarray(_tables(spec.structure).leaf_shared)[leaf]
+        kparams = _leaf_params(post.params, leaf, "shared_kernel")
+        xs, mask = post.data.x[leaf], post.data.mask[leaf]
+        xl = jnp.where(shared, _leaf_inputs(spec.structure, x, leaf), 0.0)
+        xsl = jnp.where(shared, _leaf_inputs(spec.structure, xs, leaf), 0.0)
+        has = jnp.any(shared)
+        cross = jnp.where(mask[:, None] & has, spec.kernel.gram(kparams, xsl, xl), 0.0)
+        v = solve_triangular(post.factor[leaf], cross, lower=True)
+        mean = mean + cross.T @ post.alpha[leaf]
+        var = jnp.where(has, spec.kernel.diag(kparams, xl), 0.0) - jnp.sum(v**2, 0)
+        if spec.num_features:
+            z = z - v.T @ post.features[leaf]
+    mean = mean + z @ post.weight_mean
+    if spec.num_features:
+        w = solve_triangular(post.precision_factor, z.T, lower=True)
+        var = var + jnp.sum(w**2, 0)
+    return mean, jnp.maximum(var, 0.0)
 
 
 def path_expected_improvement(spec: TreeSpec, post: TreePosterior, x, leaf, best, log: bool = True):
@@ -680,13 +816,33 @@ def _leaf_acquisition(spec, posteriors, leaf, best, acquisition: str, ucb_beta: 
 def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
             strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
             config: MaximizeConfig = MaximizeConfig()):
-    """One proposal of the tree model or its baselines (jitted; static shapes).
+    r"""One proposal of the tree model or its baselines (jitted; static shapes).
 
-    ``strategy="two_step"`` (Jenatton §3.2): for each leaf, maximise the integrated path EI (6)
-    over its shared columns and pick the leaf ``p*`` with the largest maximum; then maximise the
-    integrated EI (5) (or ``acquisition``) at leaf ``p*`` only, from ``anchors`` plus step 1's
-    maximiser. ``strategy="all_leaves"``: maximise (5) in every leaf and keep the best (the search
-    of the independent and marginal baselines, Table 1).
+    Strategies (each searches one or all leaves; Jenatton's Table 1 compares their costs):
+
+    * ``"two_step"`` (Jenatton §3.2, the paper's model): for each leaf, maximise the integrated
+      path EI (6) over its shared columns and pick the leaf ``p*`` with the largest maximum; then
+      maximise the integrated EI (5) (or ``acquisition``) at leaf ``p*`` only, from ``anchors``
+      plus step 1's maximiser. Eq. (6) is the EI of :math:`b_p + z_p^\top c`, the leaf's value
+      with its GP ``g_p`` at its prior mean: a leaf-level score that explores leaves through the
+      posterior of ``c``. It is all a leaf can offer beyond its own parameters when ``g_p`` sees
+      only those, but not when ``g_p`` also models the shared ones (``"tree"``): a leaf's best
+      value then depends on how its GP bends the shared parameters, which (6) cannot see.
+    * ``"screen"``: two steps as well, but step 1 scores each leaf by the full integrated
+      acquisition (5) at the ``anchors`` (no refinement: one batch of predictions per leaf, about
+      what step 1 of ``"two_step"`` evaluates before it refines); step 2 maximises (5) at the best
+      leaf only. The leaf score sees everything the model knows about the leaf, but drops (6)'s
+      leaf-level exploration: with MAP hyperparameters a sparsely observed leaf's GP is often
+      confidently pessimistic, and the search stays in the incumbent's leaf more often.
+    * ``"hybrid"``: two steps, the leaf score being the larger of the path EI (6) (maximised as in
+      ``"two_step"``) and the screened EI (5) (both integrated log-EIs of the same incumbent, so
+      comparable): a leaf is refined if either its level or its modelled best point promises the
+      most improvement. Step 2 as in ``"two_step"``. With ``acquisition`` other than EI the screen
+      is not an EI, and the leaf is chosen by (6) alone.
+    * ``"auto"`` (the default of ``"tree"``): ``"two_step"`` when no leaf GP sees a shared column
+      (the model is then the paper's, and so is the search), ``"hybrid"`` otherwise.
+    * ``"all_leaves"``: maximise (5) in every leaf and keep the best (the search of the independent
+      and marginal baselines, Table 1): ``P`` refinements per proposal.
 
     Args:
       spec, decoder: the model and the leaf decoder of its space.
@@ -712,15 +868,29 @@ def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendi
         xs, scores = jax.lax.map(lambda p: leaf_search(p, anchors[:0]), leaves)
         leaf = jnp.argmax(scores)
         return decoder.encode(xs[leaf], leaf), scores[leaf], leaf
-    if strategy != "two_step":
-        raise ValueError(f"unknown strategy {strategy!r}; valid choices: ['two_step', 'all_leaves']")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; valid choices: {list(STRATEGIES)}")
+    if strategy == "auto":  # static: the structure says whether any leaf GP sees shared columns
+        strategy = "hybrid" if _tables(spec.structure).leaf_shared.any() else "two_step"
+
+    def screen(leaf):
+        return jnp.max(_leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta)(anchors))
 
     def path_search(leaf):
         values = lambda x: _integrated(jax.vmap(lambda post: path_expected_improvement(spec, post, x, leaf, best))(
             posteriors))
         return search(values, anchors)
 
+    if strategy == "screen":
+        leaf = jnp.argmax(jax.lax.map(screen, leaves))
+        x, score = leaf_search(leaf, anchors[:0])
+        return decoder.encode(x, leaf), score, leaf
     path_x, path_scores = jax.lax.map(path_search, leaves)
+    if strategy == "hybrid":
+        # Both leaf scores are integrated log expected improvements of the same incumbent. With another
+        # acquisition (pi, ucb) the screen's values are not EIs: the leaf is then chosen by eq. (6) alone.
+        if acquisition in ("ei", "logei"):
+            path_scores = jnp.maximum(path_scores, jax.lax.map(screen, leaves))
     leaf = jnp.argmax(path_scores)
     x, score = leaf_search(leaf, path_x[leaf][None])
     return decoder.encode(x, leaf), score, leaf
@@ -733,17 +903,19 @@ propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acq
 
 
 @functools.lru_cache(maxsize=32)
-def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False):
+def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive",
+              path_ei: str = "linear"):
     """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
 
     Args:
       space: a :class:`jbo.spaces.Space` with conditions (``space.tree()``).
-      mode: ``"tree"``, ``"independent"`` or ``"marginal"``.
+      mode: one of :data:`MODES`.
       kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
+      shared_kernel, path_ei: see :class:`TreeSpec`.
     """
     structure = space.tree()
-    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp))
+    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp), shared_kernel, path_ei)
     decoder = LeafDecoder.from_space(space, structure)
     return spec, decoder, tree_gp(spec, decoder, mode)
 
@@ -762,11 +934,34 @@ def blocks(data, leaf_of: Callable, num_leaves: int) -> TreeData:
 
 @dataclasses.dataclass(frozen=True)
 class Tree(SampledConfig):
-    """Jenatton et al.'s tree GP (``model="tree"``) and its baselines.
+    """Jenatton et al.'s tree GP and its baselines (``model="tree"``, ``"tree-paper"``,
+    ``"independent"``, ``"marginal"``).
+
+    Which to choose: ``"tree"`` (default) for any conditional space, in particular when shared
+    parameters (a learning rate common to several optimisers, say) may act non-linearly or differ
+    in effect between branches; ``"tree-paper"`` to reproduce Jenatton et al. exactly (shared
+    parameters only linear, two-step path EI), which is right only when shared parameters act
+    linearly and alike in every branch (on a space without shared parameters the two are the same
+    model and search); ``"independent"`` when the branches share nothing worth transferring (it
+    searches every leaf). BENCHMARKS.md, section ``tree_synthetic``, compares them.
 
     Attributes:
-      mode: ``"tree"`` (two-step path EI), ``"independent"`` (``c = 0``, EI in every leaf) or
-        ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf).
+      mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively; leaf chosen by
+        the larger of path EI and full EI), ``"tree-paper"`` (the paper's model: shared parameters
+        linear through the nodes only, two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in
+        every leaf) or ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf). See
+        :func:`model_structure`.
+      strategy: how a proposal searches the leaves, one of :data:`STRATEGIES` (see :func:`_propose`);
+        ``None``: the mode's default (:data:`DEFAULT_STRATEGY`: ``"auto"`` for ``"tree"``,
+        ``"two_step"`` for ``"tree-paper"``, ``"all_leaves"`` for the baselines).
+      shared_kernel: ``"additive"`` (default) or ``"joint"``: how a leaf GP that sees shared columns
+        combines them with its own (:class:`TreeSpec`; ``"joint"`` models interactions between shared
+        and own parameters, at the price of more data per leaf); no effect on ``"tree-paper"`` (whose
+        leaves see no shared column) or on the baselines (no shared columns on nodes: every column of
+        a leaf is its own).
+      path_ei: ``"linear"`` (default: eq. 6 as in the paper) or ``"shared"``: the leaf value whose EI
+        scores leaves in the two-step searches (:class:`TreeSpec`, :func:`path_moments`); only matters
+        with an additive kernel on shared columns.
       kernel, warp: the leaf GPs' kernel (:func:`jbo.kernels.make_kernel`).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
         :class:`~jbo.models.sampled.SampledConfig`.
@@ -774,6 +969,9 @@ class Tree(SampledConfig):
 
     kind: ClassVar[str] = "tree"
     mode: str = "tree"
+    strategy: str | None = None
+    shared_kernel: str = "additive"
+    path_ei: str = "linear"
     kernel: str = "matern52"
     warp: bool = False
 
@@ -781,9 +979,18 @@ class Tree(SampledConfig):
     def name(self) -> str:
         return self.mode
 
+    @property
+    def search(self) -> str:
+        """The leaf search actually used: ``strategy`` or the mode's default."""
+        return DEFAULT_STRATEGY[self.mode] if self.strategy is None else self.strategy
+
     def validate(self) -> None:
         super().validate()
         check_choice("tree model", self.mode, MODES)
+        if self.strategy is not None:
+            check_choice("strategy", self.strategy, STRATEGIES)
+        check_choice("shared_kernel", self.shared_kernel, SHARED_KERNELS)
+        check_choice("path_ei", self.path_ei, PATH_EIS)
         if not isinstance(self.warp, bool):
             raise ValueError(f"warp must be true or false, got {self.warp!r}")
         from jbo.kernels import KERNELS
@@ -808,23 +1015,23 @@ def _check(config: Tree, space, acquisition_name: str | None = None, pending: st
 
 def init(config: Tree, space, dtype, key):
     _check(config, space)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel, config.path_ei)
     example = blocks(inference.example_data(space.dim, dtype), decoder, spec.num_leaves)
     return sampled.init(surrogate, example, config, key)
 
 
 def step(config: Tree, space, acquisition, state, inputs, key):
-    """One suggestion: infer the hyperparameters (warm-started), then two-step path EI (``"tree"``)
-    or EI in every leaf (the baselines, their search in Jenatton's Table 1); traceable."""
+    """One suggestion: infer the hyperparameters (warm-started), then search the leaves with the
+    config's strategy (:func:`_propose`); traceable."""
     _check(config, space, acquisition.name, acquisition.pending, acquisition.classify or acquisition.num_constraints > 0)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel, config.path_ei)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)
     samples = inference.fit(k_fit, surrogate, data, config.inference_config, inference.Start(state.z, state.restarts),
                             inputs.first)
     pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
     x, score, leaf = _propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
-                              inputs.best, strategy="two_step" if config.mode == "tree" else "all_leaves",
+                              inputs.best, strategy=config.search,
                               acquisition=acquisition.name, ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
     return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(samples.info, score=score, leaf=leaf)
 
