@@ -455,7 +455,8 @@ def predict_joint(kernel: Cylindrical, post: BockPosterior, x, boundary: bool = 
     return mean, cov * (std / scale)[:, None] * (std / scale)[None, :]
 
 
-def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, noise_scale: float = 0.1):
+def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, noise_scale: float = 0.1,
+                   noise_floor: float = 1e-6):
     """BOCK's surrogate: the exact GP with constant mean over :class:`Cylindrical`.
 
     The priors are those of :func:`jbo.models.gp.exact_gp` (horseshoe on the noise variance, normal
@@ -473,21 +474,23 @@ def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, n
         point, in the predictive variance only (§4, footnote 4); the likelihood is unchanged.
       degree: ``P`` of the angular kernel (eq. 7).
       noise_scale: scale of the horseshoe prior on the noise variance.
+      noise_floor: added to the sampled noise variance (standardised units; as
+        :func:`jbo.models.gp.exact_gp`'s). The Cholesky factorisations add a jitter of ``1e-8``
+        (float64) on top.
     Returns:
       A :class:`~jbo.models.base.Surrogate` named ``"bock"`` with params ``{"kernel", "noise", "mean"}``.
     """
     if not isinstance(boundary, bool):
         raise ValueError(f"boundary must be true or false, got {boundary!r}")
-    return _bock_surrogate(warp, boundary, degree, float(noise_scale))
+    return _bock_surrogate(warp, boundary, degree, float(noise_scale), float(noise_floor))
 
 
 @functools.lru_cache(maxsize=None)
-def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float):
+def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float, noise_floor: float = 1e-6):
     from jbo.models.base import Surrogate
     from jbo.models.gp import exact_gp
 
     kernel = Cylindrical(degree=degree, warp=warp)
-    noise_floor = 1e-6
     gp = exact_gp(kernel, noise_floor=noise_floor, noise_scale=noise_scale)
     return Surrogate(
         name="bock",

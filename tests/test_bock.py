@@ -478,3 +478,186 @@ def test_float32():
     np.testing.assert_allclose(float(ll32), float(ll64), rtol=1e-3)
     np.testing.assert_allclose(np.asarray(mean32), np.asarray(mean64), rtol=1e-3, atol=1e-3)
     np.testing.assert_allclose(np.asarray(var32), np.asarray(var64), rtol=1e-2, atol=1e-4)
+
+
+# --------------------------------------------------------------------------------------------
+# the models: bock, bock-w, bock-b and the paper's Matérn baseline (jbo.models.bock)
+# --------------------------------------------------------------------------------------------
+SMALL = dict(num_anchors=256, top_k=4, num_steps=10)  # a small acquisition search for the tests
+ROSENBROCK3 = None
+
+
+def rosenbrock3():
+    global ROSENBROCK3
+    if ROSENBROCK3 is None:
+        from jbo.benchmarks import get_problem
+
+        ROSENBROCK3 = get_problem("rosenbrock", dim=3, normalized=True)
+    return ROSENBROCK3
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.integers(2, 12), st.integers(0, 2), st.integers(0, 3), st.booleans())
+def test_bock_suggestions_are_inside_the_box(seed, n, origin, corners, pending):
+    """Whatever the data (the centre observed, corners of the cube, i.e. points on BOCK's boundary
+    sphere, pending points), a suggestion is a point of the box: encoded in [0, 1]^D, decoded within
+    the problem's bounds. Padded to 16 rows, every example runs one compiled program (two with
+    pending points)."""
+    from jbo import loop
+
+    problem = rosenbrock3()
+    space = problem.space()
+    rng = np.random.default_rng(seed)
+    x = points(rng, n, 3, origin=min(origin, n), corners=min(corners, max(0, n - origin)))
+    y = np.asarray(problem.fn(jnp.asarray(problem.bounds[:, 0] + x * np.ptp(problem.bounds, axis=1))))
+    cfg = loop.Settings.create("bock", seed=seed % 1000, n_init=2, maximize=dict(SMALL, num_local=4))
+    state = loop.init(cfg, space)._replace(x=x, y=y, n_suggested=n)
+    if pending:
+        state = state._replace(pending=points(rng, 1, 3, corners=1))
+    for _ in range(2):
+        state, u, info = loop.suggest(cfg, space, state, size=16)
+        assert info["phase"] == "model" and np.all(np.isfinite(u))
+        assert np.all((u >= 0.0) & (u <= 1.0))
+        config = space.decode(u)
+        values = np.array([config[name] for name in problem.names])
+        assert np.all((values >= problem.bounds[:, 0]) & (values <= problem.bounds[:, 1]))
+
+
+@pytest.mark.parametrize("options, field", [
+    (dict(degree=-1), "degree"), (dict(degree=2.0), "degree"), (dict(degree=True), "degree"),
+    (dict(warp="yes"), "warp"), (dict(boundary=1), "boundary"), (dict(num_samples=0), "num_samples"),
+    (dict(inference="hmc"), "inference"), (dict(noise_floor=0.0), "noise_floor"), (dict(noise_floor="1"), "noise_floor"),
+])
+def test_bock_config_validation_names_the_field(options, field):
+    from jbo import models
+
+    with pytest.raises(ValueError, match=field):
+        models.BOCK(**options)
+    with pytest.raises(ValueError, match=field):
+        models.create("bock", **options)
+
+
+def test_unknown_options_and_names():
+    from jbo import loop, models
+
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['ard'\] for model 'bock'"):
+        models.create("bock", ard=False)
+    with pytest.raises(ValueError, match="escape"):
+        models.create("bock-w", escape=True)
+    with pytest.raises(ValueError, match="'bock'.*'bock-w'.*'bock-b'.*'matern'"):
+        loop.Settings.create("bocks")
+    for name in ("bock", "bock-w", "bock-b", "matern"):
+        assert name in models.NAMES
+
+
+def test_names_configs_and_the_settings_round_trip():
+    from jbo import loop, models
+    from jbo.models import bock
+
+    expected = {
+        "bock": models.BOCK(), "bock-w": models.BOCK(warp=False), "bock-b": models.BOCK(boundary=True),
+        "matern": models.Matern(),
+    }
+    for name, config in expected.items():
+        settings = loop.Settings.create(name, seed=3)
+        assert settings.model == config and settings.model.name == name == settings.model_name
+        assert settings.maximize == bock.paper_maximize()  # BOCK's search, also for the Matérn baseline
+        assert loop.Settings.from_dict(json_round_trip(settings.to_dict())) == settings
+        assert models.model_of(settings.model) is models.REGISTRY[type(config)]
+    matern = models.Matern()
+    assert isinstance(matern, models.GP) and matern.ard is False and matern.kernel == "matern52"
+    assert models.GP().ard  # jbo's GP stays ARD
+    assert models.GP().default_maximize() != bock.paper_maximize()
+    odd = loop.Settings(models.BOCK(warp=False, boundary=True, degree=5, num_samples=4), maximize=SMALL)
+    assert odd.model.name == "bock-b" and odd.maximize == bock.paper_maximize()._replace(**SMALL)
+    assert loop.Settings.from_dict(json_round_trip(odd.to_dict())) == odd
+    assert loop.Settings.from_dict(json_round_trip(loop.Settings.create("matern", kernel="se").to_dict())).model \
+        == models.Matern(kernel="se")
+
+
+def json_round_trip(d):
+    import json
+
+    return json.loads(json.dumps(d))
+
+
+def test_surrogates():
+    from jbo.models import bock, gp
+
+    assert bock.surrogate_for(bock.BOCK()) is bock.surrogate_for(bock.BOCK(num_samples=3))  # cached
+    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2))
+    base = bock_surrogate(warp=False, boundary=True, degree=2)
+    assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
+    m = bock.surrogate_for(bock.Matern())
+    assert m.log_likelihood is gp.surrogate_for("matern52", False, False).log_likelihood
+    # the config's noise floor is the surrogate's: a floor of 1e-3 is 1e-3 - 1e-6 more noise under the default
+    rng = np.random.default_rng(22)
+    params = gp_params(34, DIM, noise=0.01)
+    data = padded(points(rng, N, DIM, origin=1), rng.normal(size=N))
+    raised = dict(params, noise=params["noise"] + 1e-3 - NOISE_FLOOR)
+    floored = bock.surrogate_for(bock.BOCK(noise_floor=1e-3)).log_likelihood(params, data)
+    np.testing.assert_allclose(float(floored), float(jitted().log_likelihood(raised, data)), rtol=1e-10)
+
+
+def test_chunked_prediction_is_the_same():
+    from jbo.models import bock
+
+    rng = np.random.default_rng(21)
+    s = bock_surrogate(boundary=True)
+    params = gp_params(33, DIM)
+    post = s.condition(params, padded(points(rng, N, DIM, origin=1), rng.normal(size=N)))
+    xs = jnp.asarray(points(rng, 21, DIM, origin=1, corners=2))
+    mean, var = jax.jit(s.predict)(post, xs)
+    chunked_mean, chunked_var = jax.jit(bock.chunked(s.predict, size=8))(post, xs)  # 3 chunks, the last padded
+    np.testing.assert_allclose(np.asarray(chunked_mean), np.asarray(mean), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(chunked_var), np.asarray(var), rtol=1e-12, atol=1e-12)
+
+
+def test_config_object_and_name_suggest_the_same_point():
+    """``model=jbo.models.BOCK(boundary=True)`` and ``model="bock-b"`` are one model (BOCK+B's step runs here)."""
+    import jbo
+
+    problem = rosenbrock3()
+    space = problem.space()
+    rng = np.random.default_rng(4)
+    configs = [space.decode(u) for u in points(rng, 6, 3, origin=1)]
+    suggestions = []
+    for model in (jbo.models.BOCK(boundary=True), "bock-b"):
+        opt = jbo.Optimizer(space, model=model, seed=11, maximize=SMALL)
+        for config in configs:
+            opt.tell(config, problem.evaluate(config))
+        suggestions.append(opt.ask())
+    assert suggestions[0] == suggestions[1]
+
+
+def test_minimize_many_runs_bock():
+    import jbo
+
+    problem = rosenbrock3()
+    result = jbo.minimize_many(problem.evaluate, problem.space(), budget=6, seeds=[0, 1], model="bock", n_init=3,
+                               maximize=SMALL, num_samples=2, num_burnin=5, num_warmup=1)
+    assert result.values.shape == (2, 6) and np.all(np.isfinite(result.values))
+    assert np.all((result.x >= 0) & (result.x <= 1))
+    assert not np.array_equal(result.x[0, 3:], result.x[1, 3:])
+
+
+def test_cli_runs_the_matern_baseline(tmp_path, monkeypatch, capsys):
+    """``jbo run --model matern`` (any of the four names: the CLI lists jbo.models.NAMES) runs the GP's
+    step through this module with BOCK's search (20 000 anchors)."""
+    import json
+
+    from jbo import cli
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JBO_NO_CACHE", "1")
+    out = "runs/matern"
+    assert cli.main(["run", "--quiet", "--model", "matern", "--inference", "map", "--problem", "rosenbrock",
+                     "--dim", "3", "--budget", "3", "--n-init", "2", "--out", out]) == 0
+    records = [json.loads(line) for line in open(f"{out}/journal.jsonl") if line.strip()]
+    settings = records[0]["settings"]
+    assert settings["model"]["name"] == "matern" and settings["model"]["ard"] is False
+    assert settings["maximize"]["num_anchors"] == 20000 and settings["maximize"]["top_k"] == 20
+    assert len([r for r in records if r["type"] == "observation"]) == 3
+    with pytest.raises(SystemExit):
+        cli.main(["run", "--quiet", "--model", "bock", "--escape", "--out", "runs/x"])
+    assert "escape" in capsys.readouterr().err

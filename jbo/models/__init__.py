@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from jbo.models import arc, dngo, gp, random, tree
+from jbo.models import arc, bock, dngo, gp, random, tree
 from jbo.models.arc import Arc
 from jbo.models.base import Model, ModelConfig, Surrogate
+from jbo.models.bock import BOCK, Matern
 from jbo.models.dngo import DNGO
 from jbo.models.gp import GP, exact_gp
 from jbo.models.random import Random
 from jbo.models.tree import Tree
 
 # Every model: config class -> its functions. New models register here.
-REGISTRY: dict[type, Model] = {m.config: m for m in (gp.MODEL, arc.MODEL, dngo.MODEL, tree.MODEL, random.MODEL)}
+REGISTRY: dict[type, Model] = {m.config: m for m in (gp.MODEL, arc.MODEL, dngo.MODEL, tree.MODEL, random.MODEL,
+                                                     bock.MODEL, bock.MATERN)}
 
 # Names a user can pass as ``model=``: the config class and the defaults the name stands for.
 SHORTCUTS: dict[str, tuple[type, dict]] = {
@@ -32,14 +34,19 @@ SHORTCUTS: dict[str, tuple[type, dict]] = {
     "dngo": (DNGO, {"n_networks": 1}),
     "ensemble": (DNGO, {"n_networks": 5}),
     "tree": (Tree, {"mode": "tree"}),
+    "tree-paper": (Tree, {"mode": "tree-paper"}),
     "independent": (Tree, {"mode": "independent"}),
     "marginal": (Tree, {"mode": "marginal"}),
     "random": (Random, {}),
+    "bock": (BOCK, {}),
+    "bock-w": (BOCK, {"warp": False}),
+    "bock-b": (BOCK, {"boundary": True}),
+    "matern": (Matern, {}),
 }
 NAMES = tuple(SHORTCUTS)
 
 __all__ = ["Model", "ModelConfig", "Surrogate", "exact_gp", "GP", "Arc", "DNGO", "Tree", "Random",
-           "REGISTRY", "SHORTCUTS", "NAMES", "create", "from_dict", "model_of", "option_names"]
+           "BOCK", "Matern", "REGISTRY", "SHORTCUTS", "NAMES", "create", "from_dict", "model_of", "option_names"]
 
 
 def create(model: str | ModelConfig = "gp", **options) -> ModelConfig:
