@@ -12,3 +12,18 @@ os.environ.setdefault("JBO_NO_CACHE", "1")  # ``import jbo`` turns on the persis
 import jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs():
+    """Drop JAX's compiled programs after each test module.
+
+    Every XLA:CPU executable keeps ~20 memory mappings for its code; the suite compiles a few thousand
+    programs, and one process holding all of them reached the kernel's limit of 65 530 mappings
+    (``vm.max_map_count``) and aborted inside XLA in the last test module.
+    """
+    yield
+    jax.clear_caches()
