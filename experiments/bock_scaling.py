@@ -42,12 +42,15 @@ def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0) -
     rng = np.random.default_rng(seed)
     x = rng.random((n, dim))
     y = np.asarray(problem.fn(jnp.asarray(problem.bounds[:, 0] + x * np.ptp(problem.bounds, axis=1))))
-    settings = loop.Settings.create(method, seed=seed)
+    # n_init=2: the default initial design (d + 1 points) would cover all N observations at d >= N, and
+    # those calls would time a design point, not the model.
+    settings = loop.Settings.create(method, seed=seed, n_init=2)
     state = loop.init(settings, space)._replace(x=x, y=y, n_suggested=n)
     calls = []
     for _ in range(2 + repeats):
         start = time.perf_counter()
         state, _, info = loop.suggest(settings, space, state, size=n)
+        assert info["phase"] == "model", info
         calls.append(time.perf_counter() - start)
         state = state._replace(pending=state.pending[:0])  # keep N fixed: forget the suggestion
     steady = float(np.median(calls[2:]))
