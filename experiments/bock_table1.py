@@ -250,6 +250,19 @@ def write_report(results: dict) -> None:
                   " the noise variance sat near 1e-7 (a 120-evaluation ask/tell run, seed 0): the floor, not the"
                   " data, set the noise. The reference code fits raw targets with the noise variance bounded below"
                   " by e⁻¹² in the objective's units."]
+        for key, entry in results.items():
+            problem, dim, method, budget, init = key.split("/")
+            base = results.get("/".join([problem, dim, "bock", budget, init]))
+            if method != "bock-floor" or not base:
+                continue
+            floor_best, floor_seeds = summary(entry)[:2]
+            base_best, base_seeds = summary(base)[:2]
+            common = sorted(set(floor_seeds) & set(base_seeds), key=int)
+            wins = sum(floor_best[floor_seeds.index(s)] < base_best[base_seeds.index(s)] for s in common)
+            lines.append(f"On {problem}-{dim}, same seeds: `bock-floor` lower than `bock` on {wins} of {len(common)}"
+                         f" seeds; per seed {', '.join(f'{v:.4g}' for v in floor_best)} against"
+                         f" {', '.join(f'{v:.4g}' for v in base_best)}; medians {np.median(floor_best):.4g} and"
+                         f" {np.median(base_best):.4g}.")
     figures = []
     os.makedirs(os.path.join(_common.ROOT, "experiments", "figures"), exist_ok=True)
     for (problem, dim, budget, init), by_method in sorted(curves.items()):
