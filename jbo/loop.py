@@ -45,7 +45,8 @@ class Settings:
 
     Attributes:
       model: a model name (:data:`jbo.models.NAMES`: ``"gp"``, ``"arc"``, ``"dngo"``, ``"ensemble"``,
-        ``"tree"``, ``"independent"``, ``"marginal"``, ``"random"``) or a config object
+        ``"tree"``, ``"tree-paper"``, ``"independent"``, ``"marginal"``, ``"bock"``, ``"bock-w"``,
+        ``"bock-b"``, ``"matern"``, ``"random"``) or a config object
         (``jbo.models.GP(kernel="se")``); a name becomes its config with that name's defaults.
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``.
       seed: seed of every random choice of the run.
