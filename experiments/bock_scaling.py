@@ -131,11 +131,8 @@ def write_report(rows, args):
                   f" call − steady (compilation + cold fit) {bock['first_minus_steady']:.0f} s vs"
                   f" {gp['first_minus_steady']:.0f} s."]
     figure = os.path.join("experiments", "figures", "bock_scaling.png")
-    try:
-        _plot(rows, os.path.join(_common.ROOT, figure))
-        lines += ["", f"Figure: `{figure}`."]
-    except ImportError:
-        pass
+    _plot(rows, os.path.join(_common.ROOT, figure))
+    lines += ["", f"Figure: `{figure}`."]
     _common.update_section("bock_scaling", "\n".join(lines))
 
 

@@ -331,7 +331,8 @@ class SubmititExecutor:
         return _poll_first(futures, self.poll)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        pass
+        """Nothing to release: submitit executors hold no pool, and each job is cancelled through its
+        :class:`JobFuture` (the loop cancels the futures it still holds when it stops)."""
 
     def __repr__(self):
         return f"SubmititExecutor({self.executor!r})"

@@ -27,3 +27,39 @@ def _release_compiled_programs():
     """
     yield
     jax.clear_caches()
+
+
+@pytest.fixture
+def sigkill_when():
+    """``sigkill_when(script, path, ready, timeout)``: run ``python -c script path`` with this checkout's jbo
+    importable, SIGKILL it as soon as ``ready()`` holds, and return its exit status (``-SIGKILL`` when it was
+    killed). The test fails if the child exits first or ``ready()`` does not hold within ``timeout`` seconds."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import jbo
+
+    def run(script: str, path: str, ready, timeout: float) -> int:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__)))
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1",
+                   PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+        proc = subprocess.Popen([sys.executable, "-c", script, path], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + timeout
+            while not ready():
+                assert proc.poll() is None, f"child exited early: {proc.stderr.read().decode()[-2000:]}"
+                assert time.monotonic() < deadline, f"child not ready within {timeout} s"
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=30)
+            proc.stderr.close()
+        return proc.returncode
+
+    return run

@@ -11,10 +11,7 @@ import json
 import math
 import os
 import signal
-import subprocess
-import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
@@ -373,26 +370,10 @@ def _observation_lines(path):
     return out
 
 
-def test_sigkill_then_resume_loses_nothing(space, tmp_path):
+def test_sigkill_then_resume_loses_nothing(space, tmp_path, sigkill_when):
     path = str(tmp_path / "killed.jsonl")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__))), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, "-c", SIGKILL_SCRIPT, path], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while len(_observation_lines(path)) < 4:
-            assert proc.poll() is None, f"child exited early: {proc.stderr.read().decode()[-2000:]}"
-            assert time.monotonic() < deadline, "child too slow to write 4 observations"
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    status = sigkill_when(SIGKILL_SCRIPT, path, ready=lambda: len(_observation_lines(path)) >= 4, timeout=120)
+    assert status == -signal.SIGKILL
     before = _observation_lines(path)
     assert 4 <= len(before) < 12
     calls = []

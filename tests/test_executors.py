@@ -14,7 +14,6 @@ import json
 import math
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import threading
@@ -424,26 +423,11 @@ def _complete_records(path):
         return [json.loads(line) for line in f.read().split("\n")[:-1] if line.strip()]
 
 
-def test_sigkill_with_pending_evaluations_then_resume_loses_nothing(space, tmp_path):
+def test_sigkill_with_pending_evaluations_then_resume_loses_nothing(space, tmp_path, sigkill_when):
     path = str(tmp_path / "killed.jsonl")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
-        [os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__))), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, "-c", SIGKILL_SCRIPT, path], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 180
-        while sum(r["type"] == "observation" for r in _complete_records(path)) < 6:
-            assert proc.poll() is None, f"child exited early: {proc.stderr.read().decode()[-2000:]}"
-            assert time.monotonic() < deadline, "child too slow to write 6 observations"
-            time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=30)
-        proc.stderr.close()
-    assert proc.returncode == -signal.SIGKILL
+    status = sigkill_when(SIGKILL_SCRIPT, path, timeout=180,
+                          ready=lambda: sum(r["type"] == "observation" for r in _complete_records(path)) >= 6)
+    assert status == -signal.SIGKILL
     header, before, pending = journal_io.read_run(path)
     assert 6 <= len(before) < 16 and pending, "no evaluation was in flight when the run was killed"
     assert all(r["type"] == "pending" for r in pending) and len(pending) <= 4
