@@ -81,7 +81,7 @@ def report(results: dict) -> str:
              "", results.get("header", _common.header()).rstrip(), "",
              "Evaluations crash (no value) in an unknown region (experiments/constrained.py: branin_disk, Gelbart et "
              "al.'s disk, 30 % infeasible; branin_crash, x1 > 4, 40 %; hartmann6_crash, x1 + x2 > 1, 50 %). GP with "
-             "MAP inference; `cei`: failures='constraint' (GP classifier, EI × P[feasible]); `worst`: crashes imputed "
+             "MAP inference; `cei`: failures='constraint' (least-squares GP classifier, EI × P[feasible]); `worst`: crashes imputed "
              "with the worst value; `ignore`: crashes left out. Best feasible value at the budget, mean ± s.e.; "
              "crashes per run; all seeds of a row in one `jbo.minimize_many` call (wall time, compile included).", "",
              "| problem (optimum) | budget | method | seeds | best feasible value | crashes / run | wall s |",

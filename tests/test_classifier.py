@@ -105,3 +105,50 @@ def test_gp_classifier_hyperparameters_fit_through_inference():
     left, right = jnp.array([[0.1, 0.5]]), jnp.array([[0.9, 0.5]])
     assert float(classifier.log_probability(*surrogate.predict(post, left))[0]) > np.log(0.8)
     assert float(classifier.log_probability(*surrogate.predict(post, right))[0]) < np.log(0.2)
+
+
+def test_label_regression_matches_numpy_gp_on_signed_labels():
+    """Least-squares classification: the GP regression of the labels coded ±1 (zero mean), against
+    R&W eqs. 2.25–2.26 and 2.30 in NumPy, and P[feasible] = Φ(μ / s) against SciPy."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(3)
+    x = rng.random((20, 3))
+    labels = (x[:, 0] + x[:, 1] ** 2 < 0.8).astype(float)
+    kernel = kernels.Matern52()
+    params = {"kernel": {"lengthscale": jnp.array([0.3, 0.5, 0.7]), "amplitude": jnp.array(1.5)},
+              "noise": jnp.array(1e-3), "mean": jnp.array(0.0)}
+    surrogate = classifier.label_regression(kernel)
+    data = pad_data(x, labels, size=24)
+    query = rng.random((6, 3))
+    gram = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(x)))
+    cross = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(query)))
+    cov = gram + (1e-3 + 1e-6) * np.eye(len(x))  # the GP's noise floor, 1e-6, is part of its noise
+    signed = 2 * labels - 1
+    mean = cross.T @ np.linalg.solve(cov, signed)
+    var = 1.5 - np.sum(cross * np.linalg.solve(cov, cross), axis=0)
+    log_marginal = scipy.stats.multivariate_normal(np.zeros(len(x)), cov).logpdf(signed)
+    np.testing.assert_allclose(float(surrogate.log_likelihood(params, data)), log_marginal, rtol=1e-6)
+    m, v = surrogate.predict(surrogate.condition(params, data), jnp.asarray(query))
+    np.testing.assert_allclose(m, mean, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(v, var, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(np.exp(classifier.log_probability(m, v)), scipy.stats.norm.cdf(mean / np.sqrt(var)),
+                               rtol=1e-5, atol=1e-12)
+
+
+def test_label_regression_rules_out_a_repeated_crash_and_stays_uncertain_far_away():
+    """Where an evaluation crashed (twice) the probability of feasibility is near zero; far from every
+    observation it stays well above that (the zero mean pulls it towards 1/2), though most evaluations
+    crashed."""
+    from jbo import inference
+
+    jax.config.update("jax_enable_x64", True)
+    x = np.array([[0.66, 0.84], [0.96, 0.62], [0.21, 0.0], [0.42, 0.22], [0.57, 0.07], [0.0, 0.0], [0.0, 0.0],
+                  [1.0, 0.0], [0.26, 0.0]])
+    labels = np.array([1, 0, 0, 1, 1, 0, 0, 0, 0], float)
+    surrogate = classifier.default_classifier()
+    data = pad_data(x, labels, size=16)
+    samples = inference.infer(jax.random.key(0), surrogate, data, "map")
+    post = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
+    prob = np.exp(np.asarray(classifier.log_probability(*surrogate.predict(post, jnp.array([[0.0, 0.0], [0.0, 1.0]])))))
+    assert prob[0] < 0.01
+    assert 0.05 < prob[1] < 0.8
