@@ -99,9 +99,11 @@ def leaf_templates(space) -> tuple[np.ndarray, np.ndarray]:
     return template, columns
 
 
-def initial_design(key, space, n: int, table):
+def initial_design(key, space, n: int, table, centre: bool = False):
     """The initial design ``(n, D)`` of a run, drawn from ``key`` (traceable).
 
+    With ``centre`` the first point is the centre of the unit cube (BOCK's reference code starts
+    there, the point its prior assumption favours: Oh et al. 2018, §3) and the rest follow below.
     Unconditional space: the first ``n`` points of the randomly shifted Sobol ``table``.
     Conditional space: first one uniform point per leaf, leaves in a random order (Jenatton et al.
     2017, §4: "one random candidate drawn per conditional path"; a random order so that a design
@@ -113,9 +115,13 @@ def initial_design(key, space, n: int, table):
       space: a :class:`jbo.spaces.Space` (static).
       n: design size (``<= len(table) + number of leaves``).
       table: ``(T, D)`` Sobol table (:func:`sobol_table`).
+      centre: start the design at the centre.
     """
-    k_shift, k_order, k_leaf = jax.random.split(key, 3)
     table = jnp.asarray(table)
+    if centre:
+        middle = jnp.full((1, table.shape[-1]), 0.5, table.dtype)
+        return jnp.concatenate([middle, initial_design(key, space, n, table)])[:n]
+    k_shift, k_order, k_leaf = jax.random.split(key, 3)
     sobol = shifted(k_shift, table)
     if not space.is_conditional:
         return sobol[:n]

@@ -33,6 +33,7 @@ from jbo.spaces import Space
 
 ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
 FAILURE_POLICIES = ("worst", "ignore", "constraint")
+DESIGNS = ("sobol", "centre")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
 INIT_STREAM = 2**31 - 2  # fold_in index of the key of the model's initial state (its cold-start draws)
 
@@ -66,6 +67,9 @@ class Settings:
         hyperparameter sample) or ``"fantasies"`` (Monte Carlo EI of Snoek et al. 2015, eqs. 11–12:
         ``num_fantasies`` draws of the pending outcomes per sample, the acquisition averaged over them).
       num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
+      design: the initial design: ``"sobol"`` (default: a randomly shifted Sobol set) or ``"centre"``
+        (the centre of the box first, then the Sobol set: a space centred on the expected optimum,
+        as BOCK's experiments assume).
     """
 
     model: Any = "gp"
@@ -78,6 +82,7 @@ class Settings:
     dtype: str = "float64"
     pending: str = "believer"
     num_fantasies: int = 16
+    design: str = "sobol"
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
@@ -86,6 +91,7 @@ class Settings:
         check_choice("failures", self.failures, FAILURE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
         check_choice("pending", self.pending, PENDING)
+        check_choice("design", self.design, DESIGNS)
         if isinstance(self.num_fantasies, bool) or int(self.num_fantasies) != self.num_fantasies or self.num_fantasies < 1:
             raise ValueError(f"num_fantasies must be a positive integer, got {self.num_fantasies!r}")
         object.__setattr__(self, "num_fantasies", int(self.num_fantasies))
@@ -123,9 +129,9 @@ class Settings:
         return cls(models.create(model, **options), **mine)
 
     def program(self) -> "Settings":
-        """These settings with the fields the compiled suggestion does not read (seed, n_init,
+        """These settings with the fields the compiled suggestion does not read (seed, n_init, design,
         ucb_beta: an argument) set to fixed values, so that runs differing only there share programs."""
-        return dataclasses.replace(self, seed=0, n_init=None, ucb_beta=2.0)
+        return dataclasses.replace(self, seed=0, n_init=None, ucb_beta=2.0, design="sobol")
 
     @property
     def model_name(self) -> str:
@@ -314,9 +320,9 @@ compiled_suggestion = linalg.full_precision(jax.jit(suggestion, static_argnames=
 _standardize = jax.jit(standardize, static_argnames=("failures",))
 
 
-@functools.partial(jax.jit, static_argnames=("space", "n"))
-def _design(key, space: Space, n: int, table):
-    return space.round_trip(design.initial_design(key, space, n, table))
+@functools.partial(jax.jit, static_argnames=("space", "n", "centre"))
+def _design(key, space: Space, n: int, table, centre: bool = False):
+    return space.round_trip(design.initial_design(key, space, n, table, centre))
 
 
 def design_table(settings: Settings, space: Space, dtype=None) -> np.ndarray:
@@ -352,7 +358,8 @@ def initial_design(settings: Settings, space: Space) -> np.ndarray:
     """The run's initial design ``(n_init, D)`` (encoded, canonical), the same in every driver."""
     key = jax.random.fold_in(run_key(settings.seed), DESIGN_STREAM)
     table = jnp.asarray(design_table(settings, space), settings.float_dtype)
-    return np.asarray(_design(key, space, settings.initial_size(space.dim), table), np.float64)
+    return np.asarray(_design(key, space, settings.initial_size(space.dim), table, settings.design == "centre"),
+                      np.float64)
 
 
 # ----------------------------------------------------------------------------- ask / tell core

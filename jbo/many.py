@@ -117,7 +117,7 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
         y = jnp.full((size,), jnp.nan, dtype)
         if n_init:
             points = loop._design(jax.random.fold_in(key, loop.DESIGN_STREAM), space, n_init,
-                                  jnp.asarray(design_table, dtype)).astype(dtype)
+                                  jnp.asarray(design_table, dtype), settings.design == "centre").astype(dtype)
             x, y = x.at[:n_init].set(points), y.at[:n_init].set(jax.vmap(objective)(points))
         history = loop.History(x, y, jnp.arange(size) < n_init)
         state = model.init(settings.model, space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
