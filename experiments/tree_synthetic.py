@@ -316,30 +316,16 @@ def verdict(finals, a, b, seeds, bar: str) -> str:
     return (f"`{a}` {mean_a:.3f} vs `{b}` {mean_b:.3f} (paired difference {diff:+.3f} ± {se:.3f}): {bar}: {word}")
 
 
-NOTES = """Notes (by hand, on the study of 2026-11-26). Every row was produced as `python experiments/tree_synthetic.py \
---seeds 10 --budget 60 --problems P --methods M --no-report`, one (problem, method) per process at `nice 19` on the two\
- cores shared with other jobs, under a driver that would have restarted a process whose CPU time stalled (twice, in a\
- pilot and a first attempt, a call hung after compiling with every thread asleep inside XLA's CPU runtime; not during\
- these runs), then the section was written with `--report-only`.
+NOTES = """Notes (rows run one (problem, method) per process with `--seeds 10 --budget 60 --no-report`, then \
+`--report-only`):
 
-- `tree-paper` reproduces the issue: on all three `nonlinear_*` problems every seed ends away from the minimum, worse\
- than random search. Its linear shared terms give one slope per shared parameter for every leaf below the node, so the\
- path EI sends the learning rate to an end of its range.
-- The default `tree` is on par with `tree-paper` on Jenatton's trees (the same runs where there are no shared\
- parameters, within a tenth of a decade where there are) and far ahead of it and of random search on the `nonlinear_*`\
- problems, but it does not reach `independent` on `nonlinear_optimizers2` and `nonlinear_pipeline`. The path EI's\
- leaf-level exploration, which keeps it from being trapped on Jenatton's trees, also sends it back to other leaves:\
- on `nonlinear_optimizers2` it stops improving after about 25 evaluations (2 of 10 seeds end in sgd's basin at 0.1;\
- seed 1 spends its last 35 evaluations in sgd's leaf while its incumbent is adam's), because the linear shared term's\
- extrapolation to an end of the learning-rate range keeps sgd's path EI high although sgd's GP knows better. On `jenatton_large_shared` it is also slower early (after 30 evaluations -2.55\
- against -5.46) and catches up by 60.
-- No variant met every bar at 10 seeds (design table): choosing the leaf by the full EI alone (`screen`) or a joint leaf\
- kernel meets or nearly meets the `nonlinear_*` bars but loses Jenatton's shared trees by about a decade (1 to 4\
- trapped seeds against none); the model-consistent path EI (`-shared`: the leaf GP's shared component inside eq. 6) is\
- worse on both families. The name `tree` follows the rule that it must not lose the paper's benchmarks; `strategy=\
-"screen"` stays available.
-- `independent` is poor on Jenatton's shared trees (no transfer of the shared variables' effect between leaves), as in\
- the paper; `gp`, `arc`, random search and TPE do not reach the `nonlinear_*` minima within 60 evaluations."""
+- `tree-paper` reproduces the issue: on every `nonlinear_*` problem all seeds end away from the minimum (its linear\
+ shared terms send the learning rate to an end of its range).
+- `tree` matches `tree-paper` on Jenatton's trees and is far ahead on the `nonlinear_*` ones, but short of\
+ `independent` on two of them: its path EI keeps sending evaluations to other leaves, whose linear shared term\
+ extrapolates to the range's ends.
+- Choosing the leaf by the full EI (`strategy="screen"`) meets the `nonlinear_*` bars but loses Jenatton's shared trees\
+ by about a decade (1 to 4 trapped seeds of 10); `tree` keeps the paper's benchmarks."""
 
 
 def write_report(results: dict, args) -> None:
