@@ -103,3 +103,15 @@ def test_an_objective_can_report_constraint_values():
     assert statuses == ["ok" if h["config"]["x1"] <= 4.0 else "infeasible" for h in result.history]
     assert all(len(h["constraints"]) == 1 for h in result.history)
     assert result.best_config["x1"] <= 4.0
+
+
+def test_the_classifier_is_chosen_by_name_and_bad_names_are_refused():
+    """GP-type models take classifier="least_squares" (default) or "laplace"; both steer a crashing
+    run; an unknown name is refused naming the field, and DNGO (its own classifier) has no such option."""
+    for kind in ("least_squares", "laplace"):
+        result = jbo.minimize(crashing, SPACE, budget=8, seed=0, failures="constraint", classifier=kind, **SMALL)
+        assert len(result.history) == 8
+    with pytest.raises(ValueError, match="classifier"):
+        jbo.Optimizer(SPACE, classifier="probit", **SMALL)
+    with pytest.raises(ValueError, match="classifier"):
+        jbo.Optimizer(SPACE, model="dngo", classifier="laplace")

@@ -16,18 +16,18 @@ from jbo.kernels import KERNELS, make_arc_kernel
 from jbo.models import sampled
 from jbo.models.base import Model, Surrogate, check_choice
 from jbo.models.gp import exact_gp
-from jbo.models.sampled import SampledConfig
+from jbo.models.sampled import StepConfig
 from jbo.optimize import MaximizeConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class Arc(SampledConfig):
+class Arc(StepConfig):
     """The arc-kernel GP.
 
     Attributes:
       kernel: the distance profile, ``"matern52"``, ``"se"`` or ``"rq"``.
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
-        :class:`~jbo.models.sampled.SampledConfig`.
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
+        :class:`~jbo.models.sampled.StepConfig`.
     """
 
     kind: ClassVar[str] = "arc"

@@ -53,7 +53,7 @@ from jbo.cylindrical import bock_surrogate
 from jbo.models import gp, sampled
 from jbo.models.base import Model, Surrogate
 from jbo.models.gp import GP
-from jbo.models.sampled import SampledConfig
+from jbo.models.sampled import StepConfig
 from jbo.optimize import MaximizeConfig
 
 #: Points per chunk when a surrogate predicts at many points at once (the anchors): large enough
@@ -69,7 +69,7 @@ def paper_maximize() -> MaximizeConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class BOCK(SampledConfig):
+class BOCK(StepConfig):
     """BOCK's cylindrical-kernel GP.
 
     Attributes:
@@ -82,8 +82,8 @@ class BOCK(SampledConfig):
         ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units, while the slice samples of the
         noise variance sat at ~1e-7 (BENCHMARKS.md, ``bock_table1``). The reference code, on raw
         targets, bounds the noise variance below by e⁻¹² in the objective's units.
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
-        :class:`~jbo.models.sampled.SampledConfig` (slice sampling, 10 samples per suggestion, as
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
+        :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
     """
 

@@ -254,13 +254,19 @@ def label_regression(kernel: Kernel, noise_scale: float = 0.1) -> Surrogate:
     )
 
 
+CLASSIFIERS = ("least_squares", "laplace")
+
+
 @functools.lru_cache(maxsize=4)
-def default_classifier() -> Surrogate:
-    """The constraint classifier of the GP-type models: least-squares classification
-    (:func:`label_regression`) on an ARD Matérn-5/2 (cached: compiled programs key on it)."""
+def default_classifier(kind: str = "least_squares") -> Surrogate:
+    """A constraint classifier of the GP-type models on an ARD Matérn-5/2 (cached: compiled programs
+    key on it): ``"least_squares"`` (:func:`label_regression`, the default) or ``"laplace"``
+    (:func:`gp_classifier`)."""
     from jbo.kernels import Matern52
 
-    return label_regression(Matern52())
+    if kind not in CLASSIFIERS:
+        raise ValueError(f"unknown classifier {kind!r}; valid choices: {list(CLASSIFIERS)}")
+    return label_regression(Matern52()) if kind == "least_squares" else gp_classifier(Matern52())
 
 
 def fit_log_feasibility(key, labels: Data, surrogate: Surrogate | None = None, restarts: int = 2,

@@ -31,7 +31,7 @@ from jbo.escape import EscapeConfig
 from jbo.kernels import KERNELS, Kernel, Matern52, make_kernel
 from jbo.models import sampled
 from jbo.models.base import Model, Surrogate, check_choice
-from jbo.models.sampled import SampledConfig
+from jbo.models.sampled import StepConfig
 from jbo.optimize import MaximizeConfig
 
 
@@ -199,7 +199,7 @@ def exact_gp(kernel: Kernel | None = None, noise_floor: float = 1e-6, jitter: fl
 
 
 @dataclasses.dataclass(frozen=True)
-class GP(SampledConfig):
+class GP(StepConfig):
     """The exact GP model with a constant mean (``model="gp"``).
 
     Attributes:
@@ -211,8 +211,8 @@ class GP(SampledConfig):
         :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
         ``False`` (the default: measured, it helps on Hartmann6 and costs on Levy, Alpine01 and
         Hartmann3; BENCHMARKS.md, escape_ablation).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
-        :class:`~jbo.models.sampled.SampledConfig`.
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
+        :class:`~jbo.models.sampled.StepConfig`.
     """
 
     kind: ClassVar[str] = "gp"

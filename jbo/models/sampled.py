@@ -57,6 +57,25 @@ class SampledConfig(ModelConfig):
         self.inference_config.validate()
 
 
+@dataclasses.dataclass(frozen=True)
+class StepConfig(SampledConfig):
+    """Fields of the models whose suggestion is :func:`step` (exact GPs: ARD, arc, BOCK).
+
+    Attributes:
+      classifier: the model of where evaluations are feasible (constrained EI):
+        ``"least_squares"`` (default: GP regression of the ±1 labels,
+        :func:`jbo.models.classifier.label_regression`) or ``"laplace"`` (the GP classifier with the
+        logistic likelihood and a Laplace approximation, :func:`jbo.models.classifier.gp_classifier`;
+        measured worse: BENCHMARKS.md, constrained).
+    """
+
+    classifier: str = "least_squares"
+
+    def validate(self) -> None:
+        super().validate()
+        check_choice("classifier", self.classifier, classifier.CLASSIFIERS)
+
+
 class SampledState(NamedTuple):
     """What a sampled model carries between suggestions.
 
@@ -140,7 +159,7 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
     return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
 
 
-def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, state: SampledState,
+def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, state: SampledState,
          inputs: Inputs, key, escape_config=None):
     """One suggestion of a sampled model (traceable).
 
@@ -169,7 +188,8 @@ def step(surrogate: Surrogate, config: SampledConfig, acquisition: Acquisition, 
         info["escape"] = route.active
     terms = []
     if acquisition.classify:
-        terms.append(classifier.fit_log_feasibility(jax.random.fold_in(k_classify, 0), inputs.labels))
+        terms.append(classifier.fit_log_feasibility(jax.random.fold_in(k_classify, 0), inputs.labels,
+                                                    classifier.default_classifier(config.classifier)))
     if acquisition.num_constraints:
         terms.append(classifier.fit_log_constraints(jax.random.fold_in(k_classify, 1), surrogate, inputs.constraints))
     if terms:
