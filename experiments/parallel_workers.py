@@ -13,6 +13,7 @@ Two parts, each writing its BENCHMARKS.md section (experiments/results/parallel_
 
     python experiments/parallel_workers.py pending --n 200 --pending 0 16 64 256
     python experiments/parallel_workers.py workers --workers 1 10 50 --seeds 3 --budget 200
+    python experiments/parallel_workers.py workers --problem levy --dim 20 --target 5 --budget 300
 """
 
 from __future__ import annotations
@@ -57,14 +58,15 @@ def time_pending(model: str, n: int, pending: int, mode: str, repeats: int, seed
             "compile_seconds": max(0.0, calls[0] - statistics.median(calls[2:]))}
 
 
-def virtual_time_to_target(model: str, workers: int, seed: int, budget: int, target: float) -> dict:
+def virtual_time_to_target(model: str, workers: int, seed: int, budget: int, target: float,
+                           problem_name: str = "hartmann6", dim: int | None = None) -> dict:
     import numpy as np
 
     import jbo
     from jbo.benchmarks import get_problem
     from jbo.executors import SimulatedExecutor
 
-    problem = get_problem("hartmann6")
+    problem = get_problem(problem_name, **({"dim": dim} if dim else {}))
     executor = SimulatedExecutor(workers, duration=1.0, sigma=0.5, seed=seed)
     start = time.perf_counter()
     result = jbo.minimize(problem.evaluate, problem.space(), budget=budget, seed=seed, n_workers=workers,
@@ -73,10 +75,23 @@ def virtual_time_to_target(model: str, workers: int, seed: int, budget: int, tar
     order = np.argsort(finished, kind="stable")
     best = np.minimum.accumulate(np.where(np.isnan(result.values[order]), np.inf, result.values[order]))
     hit = np.flatnonzero(best - problem.optimum <= target)
-    return {"model": model, "workers": workers, "seed": seed, "budget": budget, "target": target,
+    return {"problem": problem_label(problem_name, dim), "model": model, "workers": workers, "seed": seed,
+            "budget": budget, "target": target,
             "time_to_target": float(finished[order][hit[0]]) if len(hit) else None,
             "final_regret": float(best[-1] - problem.optimum), "virtual_span": float(finished.max()),
             "wall_seconds": time.perf_counter() - start}
+
+
+def problem_label(name: str, dim: int | None) -> str:
+    return f"{name}-{dim}" if dim else name
+
+
+def merge_rows(old: list, new: list) -> list:
+    """``old`` rows (without a problem: Hartmann6, the study's first problem) with ``new`` replacing
+    those of the same problem, model, worker count, seed, budget and target."""
+    key = lambda r: (r.get("problem", "hartmann6"), r["model"], r["workers"], r["seed"], r["budget"], r["target"])
+    fresh = {key(r) for r in new}
+    return [r for r in old if key(r) not in fresh] + new
 
 
 def report(results: dict) -> str:
@@ -101,19 +116,25 @@ def report(results: dict) -> str:
                 lines.append(f"\n{model}: P = {max(cells)} costs {cells[max(cells)] / cells[0]:.2f}x P = 0 (believer).")
     if "workers" in results:
         rows = results["workers"]
-        lines += ["", results["workers_header"].rstrip(), "",
-                  f"Hartmann6, budget {rows[0]['budget']}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
-                  f"0.5): virtual time until the best value is within {rows[0]['target']} of the optimum (median over "
-                  "seeds; – where a seed never got there), and the final regret:", "",
-                  "| model | workers | seeds | virtual time to target | final regret (mean) | wall s / run |",
-                  "|---|---|---|---|---|---|"]
-        for model in dict.fromkeys(r["model"] for r in rows):
-            for k in sorted({r["workers"] for r in rows if r["model"] == model}):
-                runs = [r for r in rows if r["model"] == model and r["workers"] == k]
-                times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
-                t = f"{np.median(times):.1f} ({len(times)}/{len(runs)} reached)" if times else "–"
-                lines.append(f"| {model} | {k} | {len(runs)} | {t} | {np.mean([r['final_regret'] for r in runs]):.4f} | "
-                             f"{np.mean([r['wall_seconds'] for r in runs]):.0f} |")
+        groups = dict.fromkeys((r.get("problem", "hartmann6"), r["budget"], r["target"]) for r in rows)
+        for problem, budget, target in groups:
+            group = [r for r in rows if (r.get("problem", "hartmann6"), r["budget"], r["target"]) == (problem, budget, target)]
+            headers = dict.fromkeys(results.get("workers_headers", {}).get(f"{problem}/{budget}/{target}/{model}",
+                                                                           results.get("workers_header", "")).rstrip()
+                                    for model in dict.fromkeys(r["model"] for r in group))
+            lines += ["", *headers, "",
+                      f"{problem}, budget {budget}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
+                      f"0.5): virtual time until the best value is within {target} of the optimum (median over "
+                      "seeds; – where a seed never got there), and the final regret:", "",
+                      "| model | workers | seeds | virtual time to target | final regret (mean) | wall s / run |",
+                      "|---|---|---|---|---|---|"]
+            for model in dict.fromkeys(r["model"] for r in group):
+                for k in sorted({r["workers"] for r in group if r["model"] == model}):
+                    runs = [r for r in group if r["model"] == model and r["workers"] == k]
+                    times = [r["time_to_target"] for r in runs if r["time_to_target"] is not None]
+                    t = f"{np.median(times):.1f} ({len(times)}/{len(runs)} reached)" if times else "–"
+                    lines.append(f"| {model} | {k} | {len(runs)} | {t} | {np.mean([r['final_regret'] for r in runs]):.4f} | "
+                                 f"{np.mean([r['wall_seconds'] for r in runs]):.0f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -129,6 +150,8 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--budget", type=int, default=200)
     parser.add_argument("--target", type=float, default=0.1)
+    parser.add_argument("--problem", default="hartmann6", help="a jbo.benchmarks problem (workers part)")
+    parser.add_argument("--dim", type=int, default=None, help="its dimension, for problems of any dimension")
     args = parser.parse_args(argv)
     _common.setup()
     results = json.load(open(PATH)) if os.path.exists(PATH) else {}
@@ -142,14 +165,16 @@ def main(argv=None):
         results["pending"], results["pending_header"] = rows, _common.header()
         json.dump(results, open(PATH, "w"), indent=1)
     if "workers" in args.parts:
-        rows = []
+        label = problem_label(args.problem, args.dim)
         for model in args.models:
             for k in args.workers:
-                for seed in range(args.seeds):
-                    rows.append(virtual_time_to_target(model, k, seed, args.budget, args.target))
-                    print(rows[-1], flush=True)
-        results["workers"], results["workers_header"] = rows, _common.header()
-        json.dump(results, open(PATH, "w"), indent=1)
+                rows = [virtual_time_to_target(model, k, seed, args.budget, args.target, args.problem, args.dim)
+                        for seed in range(args.seeds)]
+                print(rows, flush=True)
+                results = json.load(open(PATH)) if os.path.exists(PATH) else {}
+                results["workers"] = merge_rows(results.get("workers", []), rows)
+                results.setdefault("workers_headers", {})[f"{label}/{args.budget}/{args.target}/{model}"] = _common.header()
+                json.dump(results, open(PATH, "w"), indent=1)
     text = report(results)
     _common.update_section("parallel_workers", text)
     print(text)
