@@ -80,11 +80,19 @@ def run(name: str, method: str, seeds: int, options: dict) -> dict:
             "optimum": optimum, "budget": BUDGETS[name], "seeds": seeds}
 
 
+def headers(results: dict) -> list[str]:
+    """The distinct headers (date, commit, machine, command) of the runs behind the table's rows."""
+    by_row = results.get("headers", {})
+    rows = [f"{name}/{method}" for name, methods in results.items() if name not in ("header", "headers")
+            for method in methods]
+    return list(dict.fromkeys(by_row.get(row, results.get("header", _common.header())).rstrip() for row in rows))
+
+
 def report(results: dict) -> str:
     import numpy as np
 
     lines = ["## Unknown constraints: constrained EI against ignoring the constraint and imputing the worst value",
-             "", results.get("header", _common.header()).rstrip(), "",
+             "", *headers(results), "",
              "Evaluations crash (no value) in an unknown region (experiments/constrained.py: branin_disk, Gelbart et "
              "al.'s disk, 30 % infeasible; branin_crash, x1 > 4, 40 %; hartmann6_crash, x1 + x2 > 1, 50 %). GP with "
              "MAP inference; `cei`: failures='constraint' (least-squares GP classifier, EI × P[feasible]; `cei-laplace`: "
@@ -94,7 +102,7 @@ def report(results: dict) -> str:
              "| problem (optimum) | budget | method | seeds | best feasible value | crashes / run | wall s |",
              "|---|---|---|---|---|---|---|"]
     for name, methods in results.items():
-        if name == "header":
+        if name in ("header", "headers"):
             continue
         best_mean = {m: np.mean(r["best"]) for m, r in methods.items()}
         for method, r in methods.items():
@@ -127,7 +135,7 @@ def main(argv=None):
                       f"{record['seconds']:.0f} s", flush=True)
                 results = json.load(open(path)) if os.path.exists(path) else {}
                 results.setdefault(name, {})[method] = record
-                results["header"] = _common.header()
+                results.setdefault("headers", {})[f"{name}/{method}"] = _common.header()
                 with open(path, "w") as f:
                     json.dump(results, f, indent=1)
     text = report(results)
