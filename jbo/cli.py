@@ -136,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
     run.add_argument("--n-init", type=_positive_int, default=None,
                      help="size of the Sobol initial design (default max(5, dim + 1))")
+    run.add_argument("--design", choices=loop.DESIGNS, default=None,
+                     help="initial design: sobol (default) or centre (the box's centre first, then Sobol points)")
     run.add_argument("--escape", action="store_true",
                      help="GP: once the search stalls at its incumbent, search outside its neighbourhood (jbo.escape)")
     dngo_options = run.add_argument_group("DNGO / ensemble options (--model dngo|ensemble)")
@@ -307,7 +309,7 @@ def cmd_run(args) -> int:
             print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
             return 1
         conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {_setting(recorded, k)!r})"
-                     for k, v in {**given, "n_init": args.n_init}.items()
+                     for k, v in {**given, "n_init": args.n_init, "design": args.design}.items()
                      if v is not None and _setting(recorded, k) != v]
         if previous:
             if args.problem is not None and args.problem != previous.get("problem"):
@@ -335,7 +337,7 @@ def cmd_run(args) -> int:
         run_parser.error(f"the journal's search space does not match problem {problem.name} (dim {problem.dim}); "
                          f"pass --problem/--dim of the original run")
 
-    options = {} if args.n_init is None or resuming else {"n_init": args.n_init}
+    options = {} if resuming else {k: v for k, v in (("n_init", args.n_init), ("design", args.design)) if v is not None}
     model_options = _model_options(args)
     if model_options and resuming:
         run_parser.error("--resume continues the run with the journal's settings; drop the DNGO options "

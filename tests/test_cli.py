@@ -255,3 +255,14 @@ def test_escape_flag_reaches_the_journal_and_needs_a_gp(capsys):
     assert read_journal("runs/e")[0]["settings"]["model"]["escape"]["radius"] == 2.0
     assert run("--budget", "2", "--n-init", "2", "--out", "runs/d") == 0
     assert read_journal("runs/d")[0]["settings"]["model"]["escape"] is False
+
+
+def test_centre_design_flag_evaluates_the_centre_first_and_is_checked_on_resume(capsys):
+    assert run("--budget", "2", "--n-init", "2", "--design", "centre", "--out", "runs/centre") == 0
+    header, first = read_journal("runs/centre")[:2]
+    assert header["settings"]["design"] == "centre"
+    assert first["config"] == {"x1": 2.5, "x2": 7.5}  # Branin's box [-5, 10] x [0, 15]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as err:
+        run("--resume", "--design", "sobol", "--budget", "3", "--out", "runs/centre")
+    assert err.value.code == 2 and "--design 'sobol'" in capsys.readouterr().err
