@@ -86,6 +86,11 @@ def problem_label(name: str, dim: int | None) -> str:
     return f"{name}-{dim}" if dim else name
 
 
+def header_key(row: dict) -> str:
+    """Rows of one model and worker count on one problem, budget and target come from one command."""
+    return f"{row.get('problem', 'hartmann6')}/{row['budget']}/{row['target']}/{row['model']}/{row['workers']}"
+
+
 def merge_rows(old: list, new: list) -> list:
     """``old`` rows (without a problem: Hartmann6, the study's first problem) with ``new`` replacing
     those of the same problem, model, worker count, seed, budget and target."""
@@ -119,9 +124,9 @@ def report(results: dict) -> str:
         groups = dict.fromkeys((r.get("problem", "hartmann6"), r["budget"], r["target"]) for r in rows)
         for problem, budget, target in groups:
             group = [r for r in rows if (r.get("problem", "hartmann6"), r["budget"], r["target"]) == (problem, budget, target)]
-            headers = dict.fromkeys(results.get("workers_headers", {}).get(f"{problem}/{budget}/{target}/{model}",
+            headers = dict.fromkeys(results.get("workers_headers", {}).get(header_key(r),
                                                                            results.get("workers_header", "")).rstrip()
-                                    for model in dict.fromkeys(r["model"] for r in group))
+                                    for r in group)
             lines += ["", *headers, "",
                       f"{problem}, budget {budget}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
                       f"0.5): virtual time until the best value is within {target} of the optimum (median over "
@@ -135,6 +140,9 @@ def report(results: dict) -> str:
                     t = f"{np.median(times):.1f} ({len(times)}/{len(runs)} reached)" if times else "–"
                     lines.append(f"| {model} | {k} | {len(runs)} | {t} | {np.mean([r['final_regret'] for r in runs]):.4f} | "
                                  f"{np.mean([r['wall_seconds'] for r in runs]):.0f} |")
+            if any(r["workers"] >= budget for r in group):
+                lines += ["", f"With {budget} workers the whole budget is asked before any evaluation returns: no model"
+                          " sees data, and every method samples as random search does (the same points, seed for seed)."]
     return "\n".join(lines) + "\n"
 
 
@@ -173,7 +181,7 @@ def main(argv=None):
                 print(rows, flush=True)
                 results = json.load(open(PATH)) if os.path.exists(PATH) else {}
                 results["workers"] = merge_rows(results.get("workers", []), rows)
-                results.setdefault("workers_headers", {})[f"{label}/{args.budget}/{args.target}/{model}"] = _common.header()
+                results.setdefault("workers_headers", {})[header_key(rows[0])] = _common.header()
                 json.dump(results, open(PATH, "w"), indent=1)
     text = report(results)
     _common.update_section("parallel_workers", text)
