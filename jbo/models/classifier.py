@@ -125,6 +125,10 @@ class ClassifierPosterior(NamedTuple):
     log_marginal: jnp.ndarray
 
 
+def _no_fantasies(*args, **kwargs):
+    raise ValueError("a constraint classifier models a probability: it has no fantasies or joint predictions")
+
+
 def _gram(kernel: Kernel, params, data: Data):
     both = data.mask[:, None] & data.mask[None, :]
     return jnp.where(both, kernel.gram(params["kernel"], data.x, data.x), 0.0)
@@ -196,17 +200,14 @@ def gp_classifier(kernel: Kernel) -> Surrogate:
     def prior(data: Data):
         return {"kernel": kernel.sample_params(data.x.shape[-1]), "mean": jnp.zeros((), data.x.dtype)}
 
-    def unsupported(*args, **kwargs):
-        raise ValueError("the GP classifier models a probability: it has no fantasies or joint predictions")
-
     return Surrogate(
         name="gp-classifier",
         prior=prior,
         log_likelihood=lambda params, data: classifier_condition(kernel, params, data).log_marginal,
         condition=lambda params, data: classifier_condition(kernel, params, data),
         predict=lambda posterior, x: classifier_predict(kernel, posterior, x),
-        fantasize=unsupported,
-        predict_joint=unsupported,
+        fantasize=_no_fantasies,
+        predict_joint=_no_fantasies,
     )
 
 
@@ -240,17 +241,14 @@ def label_regression(kernel: Kernel, noise_scale: float = 0.1) -> Surrogate:
                 "noise": numpyro.sample("noise", priors.noise_prior(noise_scale)),
                 "mean": jnp.zeros((), data.x.dtype)}
 
-    def unsupported(*args, **kwargs):
-        raise ValueError("the constraint classifier models a probability: it has no fantasies or joint predictions")
-
     return Surrogate(
         name="label-regression",
         prior=prior,
         log_likelihood=lambda params, data: regression.log_likelihood(params, signs(data)),
         condition=lambda params, data: regression.condition(params, signs(data)),
         predict=regression.predict,
-        fantasize=unsupported,
-        predict_joint=unsupported,
+        fantasize=_no_fantasies,
+        predict_joint=_no_fantasies,
     )
 
 
