@@ -11,7 +11,8 @@ sizeable share of the box, the "evaluation crashed" constraint of Snoek et al. (
 Methods (jbo's GP, MAP inference, all seeds of a method in one ``jbo.minimize_many`` call):
 ``cei`` (``failures="constraint"``: a GP classifier of where evaluations crash, EI × P[feasible]),
 ``worst`` (``failures="worst"``: crashes imputed with the worst value seen) and ``ignore``
-(``failures="ignore"``: crashes left out, the constraint ignored); opt-in, ``cei-laplace``: CEI with the
+(``failures="ignore"``: crashes left out, the constraint ignored); ``--model dngo`` runs them with DNGO
+(its classifier: the paper's Laplace logistic regression on the basis; rows ``dngo cei`` etc.); opt-in, ``cei-laplace``: CEI with the
 Laplace-logistic GP classifier (``classifier="laplace"``) instead of least-squares classification. The score is the best feasible
 value at the budget, mean ± standard error over seeds.
 
@@ -95,7 +96,8 @@ def report(results: dict) -> str:
              "", *headers(results), "",
              "Evaluations crash (no value) in an unknown region (experiments/constrained.py: branin_disk, Gelbart et "
              "al.'s disk, 30 % infeasible; branin_crash, x1 > 4, 40 %; hartmann6_crash, x1 + x2 > 1, 50 %). GP with "
-             "MAP inference; `cei`: failures='constraint' (least-squares GP classifier, EI × P[feasible]; `cei-laplace`: "
+             "MAP inference (`dngo …` rows: DNGO, MAP, its classifier the paper's Laplace logistic regression on the "
+             "network's basis); `cei`: failures='constraint' (least-squares GP classifier, EI × P[feasible]; `cei-laplace`: "
              "the Laplace-logistic GP classifier instead); `worst`: crashes imputed "
              "with the worst value; `ignore`: crashes left out. Best feasible value at the budget, mean ± s.e.; "
              "crashes per run; all seeds of a row in one `jbo.minimize_many` call (wall time, compile included).", "",
@@ -120,6 +122,8 @@ def main(argv=None):
     parser.add_argument("--problems", nargs="+", default=list(BUDGETS), choices=list(BUDGETS))
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=list(METHODS))
     parser.add_argument("--inference", default="map")
+    parser.add_argument("--model", default="gp", choices=["gp", "dngo"],
+                        help="the surrogate (rows of another model than the GP are named 'MODEL METHOD')")
     parser.add_argument("--report-only", action="store_true")
     parser.add_argument("--results-dir", default=None, help="write results and the report here (checks)")
     args = parser.parse_args(argv)
@@ -130,7 +134,9 @@ def main(argv=None):
     if not args.report_only:
         for name in args.problems:
             for method in args.methods:
-                record = run(name, method, args.seeds, {"inference": args.inference})
+                record = run(name, method, args.seeds, {"inference": args.inference, "model": args.model})
+                if args.model != "gp":
+                    method = f"{args.model} {method}"
                 print(f"{name} {method}: best {sum(record['best']) / len(record['best']):.4f}, "
                       f"{record['seconds']:.0f} s", flush=True)
                 results = json.load(open(path)) if os.path.exists(path) else {}
