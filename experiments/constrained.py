@@ -9,12 +9,13 @@ sizeable share of the box, the "evaluation crashed" constraint of Snoek et al. (
 * ``hartmann6_crash``: Hartmann6, crashing where x1 + x2 > 1 (50 %; the optimum has x1 + x2 = 0.35).
 
 Methods (jbo's GP, MAP inference, all seeds of a method in one ``jbo.minimize_many`` call):
-``cei`` (``failures="constraint"``: a GP classifier of where evaluations crash, EI × P[feasible]),
+``cei`` (``failures="constraint"``: a least-squares GP classifier of where evaluations crash, EI × P[feasible]),
 ``worst`` (``failures="worst"``: crashes imputed with the worst value seen) and ``ignore``
-(``failures="ignore"``: crashes left out, the constraint ignored); ``--model dngo`` runs them with DNGO
-(its classifier: the paper's Laplace logistic regression on the basis; rows ``dngo cei`` etc.); opt-in, ``cei-laplace``: CEI with the
-Laplace-logistic GP classifier (``classifier="laplace"``) instead of least-squares classification. The score is the best feasible
-value at the budget, mean ± standard error over seeds.
+(``failures="ignore"``: crashes left out, the constraint ignored); opt-in, ``cei-laplace``: CEI with the
+Laplace-logistic GP classifier (``classifier="laplace"``) instead of least-squares classification.
+``--model dngo`` runs them with DNGO (its classifier: the paper's Laplace logistic regression on the
+network's basis; rows ``dngo cei`` etc.). The score is the best feasible value at the budget, mean ±
+standard error over seeds.
 
     python experiments/constrained.py --seeds 10
 """
@@ -83,10 +84,8 @@ def run(name: str, method: str, seeds: int, options: dict) -> dict:
 
 def headers(results: dict) -> list[str]:
     """The distinct headers (date, commit, machine, command) of the runs behind the table's rows."""
-    by_row = results.get("headers", {})
-    rows = [f"{name}/{method}" for name, methods in results.items() if name not in ("header", "headers")
-            for method in methods]
-    return list(dict.fromkeys(by_row.get(row, results.get("header", _common.header())).rstrip() for row in rows))
+    rows = [f"{name}/{method}" for name, methods in results.items() if name != "headers" for method in methods]
+    return list(dict.fromkeys(results["headers"][row].rstrip() for row in rows))
 
 
 def report(results: dict) -> str:
@@ -104,7 +103,7 @@ def report(results: dict) -> str:
              "| problem (optimum) | budget | method | seeds | best feasible value | crashes / run | wall s |",
              "|---|---|---|---|---|---|---|"]
     for name, methods in results.items():
-        if name in ("header", "headers"):
+        if name == "headers":
             continue
         best_mean = {m: np.mean(r["best"]) for m, r in methods.items()}
         for method, r in methods.items():

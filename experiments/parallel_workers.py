@@ -88,13 +88,13 @@ def problem_label(name: str, dim: int | None) -> str:
 
 def header_key(row: dict) -> str:
     """Rows of one model and worker count on one problem, budget and target come from one command."""
-    return f"{row.get('problem', 'hartmann6')}/{row['budget']}/{row['target']}/{row['model']}/{row['workers']}"
+    return f"{row['problem']}/{row['budget']}/{row['target']}/{row['model']}/{row['workers']}"
 
 
 def merge_rows(old: list, new: list) -> list:
-    """``old`` rows (without a problem: Hartmann6, the study's first problem) with ``new`` replacing
-    those of the same problem, model, worker count, seed, budget and target."""
-    key = lambda r: (r.get("problem", "hartmann6"), r["model"], r["workers"], r["seed"], r["budget"], r["target"])
+    """``old`` rows with ``new`` replacing those of the same problem, model, worker count, seed, budget
+    and target."""
+    key = lambda r: (r["problem"], r["model"], r["workers"], r["seed"], r["budget"], r["target"])
     fresh = {key(r) for r in new}
     return [r for r in old if key(r) not in fresh] + new
 
@@ -121,12 +121,10 @@ def report(results: dict) -> str:
                 lines.append(f"\n{model}: P = {max(cells)} costs {cells[max(cells)] / cells[0]:.2f}x P = 0 (believer).")
     if "workers" in results:
         rows = results["workers"]
-        groups = dict.fromkeys((r.get("problem", "hartmann6"), r["budget"], r["target"]) for r in rows)
+        groups = dict.fromkeys((r["problem"], r["budget"], r["target"]) for r in rows)
         for problem, budget, target in groups:
-            group = [r for r in rows if (r.get("problem", "hartmann6"), r["budget"], r["target"]) == (problem, budget, target)]
-            headers = dict.fromkeys(results.get("workers_headers", {}).get(header_key(r),
-                                                                           results.get("workers_header", "")).rstrip()
-                                    for r in group)
+            group = [r for r in rows if (r["problem"], r["budget"], r["target"]) == (problem, budget, target)]
+            headers = dict.fromkeys(results["workers_headers"][header_key(r)].rstrip() for r in group)
             lines += ["", *headers, "",
                       f"{problem}, budget {budget}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
                       f"0.5): virtual time until the best value is within {target} of the optimum (median over "
@@ -173,7 +171,6 @@ def main(argv=None):
         results["pending"], results["pending_header"] = rows, _common.header()
         json.dump(results, open(PATH, "w"), indent=1)
     if "workers" in args.parts:
-        label = problem_label(args.problem, args.dim)
         for model in args.models:
             for k in args.workers:
                 rows = [virtual_time_to_target(model, k, seed, args.budget, args.target, args.problem, args.dim)

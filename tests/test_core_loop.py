@@ -417,15 +417,13 @@ def test_told_observations_count_towards_the_initial_design(space):
 def test_centre_design_starts_at_the_centre_in_both_drivers(space):
     """design="centre": the first evaluation is the box's centre, the others the Sobol design's first
     points; minimize_many evaluates the same design."""
-    import jax.numpy as jnp
+    from jbo.benchmarks import get_problem
 
     sobol = jbo.Optimizer(space, seed=3, **COMMON).ask(n=4)
     centred = jbo.Optimizer(space, seed=3, design="centre", **COMMON).ask(n=4)
     assert centred[0] == {"x1": 2.5, "x2": 7.5}
     assert centred[1:] == sobol[:3]
-    jax_branin = lambda c: (c["x2"] - 5.1 / (4 * jnp.pi**2) * c["x1"] ** 2 + 5 / jnp.pi * c["x1"] - 6) ** 2 \
-        + 10 * (1 - 1 / (8 * jnp.pi)) * jnp.cos(c["x1"]) + 10
-    many = jbo.minimize_many(jax_branin, space, budget=4, seeds=[3], design="centre", **COMMON)
+    many = jbo.minimize_many(get_problem("branin").evaluate, space, budget=4, seeds=[3], design="centre", **COMMON)
     np.testing.assert_allclose(many.values[0], [branin(c) for c in centred], rtol=1e-9)
     with pytest.raises(ValueError, match="design"):
         jbo.Optimizer(space, design="middle", **COMMON)
