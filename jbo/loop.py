@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import design, linalg, models
+from jbo import cache, design, linalg, models
 from jbo.data import Data, bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import Acquisition, Constraints, Inputs, ModelConfig, Pending, check_choice
@@ -316,7 +316,9 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     return space.round_trip(x[None])[0], new_state, fitted | ready, info
 
 
-compiled_suggestion = linalg.full_precision(jax.jit(suggestion, static_argnames=("settings", "space")))
+# Stored whole (jbo.cache): a fresh process with a warm cache loads the suggestion without tracing it.
+compiled_suggestion = linalg.full_precision(
+    cache.stored(jax.jit(suggestion, static_argnames=("settings", "space")), ("settings", "space")))
 _standardize = jax.jit(standardize, static_argnames=("failures",))
 
 

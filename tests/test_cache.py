@@ -1,0 +1,110 @@
+"""Compiled programs stored whole (:class:`jbo.cache.StoredProgram`): a fresh process loads a
+suggestion without tracing it, and gets the suggestion an uncached process computes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jbo
+from jbo import cache, loop
+from jbo.loop import Settings
+from jbo.spaces import Real, Space
+
+MAXIMIZE = dict(num_anchors=64, num_local=8, top_k=2, num_steps=5)
+
+RUN = r"""
+import json, os, sys
+import jbo
+from jbo import loop
+from jbo.benchmarks import get_problem
+problem = get_problem("branin")
+opt = jbo.Optimizer(problem.space(), seed=3, n_init=4, inference="map", maximize=%r)
+points = []
+for _ in range(7):
+    config = opt.ask(size=8)
+    points.append(config)
+    opt.tell(config, float(problem.evaluate(config)))
+print(json.dumps({"points": points, "stats": dict(loop.compiled_suggestion.__wrapped__.stats)}))
+""" % (MAXIMIZE,)
+
+
+def _run(cache_dir=None) -> dict:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    env.pop("JBO_NO_CACHE", None)
+    if cache_dir is None:
+        env["JBO_NO_CACHE"] = "1"
+    else:
+        env["JBO_CACHE_DIR"] = str(cache_dir)
+    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_fresh_process_loads_the_stored_suggestion(tmp_path):
+    reference = _run()  # no cache at all: the jitted function
+    assert reference["stats"] == {"direct": 3}
+    first = _run(tmp_path)
+    assert first["stats"] == {"compiled": 1, "reused": 2}
+    assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 1
+    second = _run(tmp_path)
+    assert second["stats"] == {"loaded": 1, "reused": 2}  # no tracing, no compilation
+    assert first["points"] == reference["points"] == second["points"]
+    # A damaged program is deleted and compiled again, and the run is the same.
+    (stored,) = os.listdir(tmp_path / cache.PROGRAMS)
+    with open(tmp_path / cache.PROGRAMS / stored, "wb") as f:
+        f.write(b"not a program")
+    third = _run(tmp_path)
+    assert third["stats"] == {"compiled": 1, "reused": 2}
+    assert third["points"] == reference["points"]
+
+
+def test_describe_is_canonical_and_refuses_what_it_cannot_describe():
+    space = Space({"a": Real(0.0, 1.0), "b": Real(1e-3, 1.0, log=True)})
+    same = Space({"a": Real(0.0, 1.0), "b": Real(1e-3, 1.0, log=True)})
+    other = Space({"a": Real(0.0, 2.0), "b": Real(1e-3, 1.0, log=True)})
+    settings = Settings.create("gp", inference="map").program()
+    assert cache.describe([settings, space]) == cache.describe([Settings.create("gp", inference="map").program(), same])
+    assert cache.describe(space) != cache.describe(other)
+    assert cache.describe(settings) != cache.describe(Settings.create("gp").program())
+    assert cache.describe(settings) != cache.describe(Settings.create("gp", inference="map", acquisition="pi").program())
+
+    class Outside:
+        pass
+
+    for value in (lambda x: x, Outside(), [1, Outside()]):
+        with pytest.raises(cache._Opaque):
+            cache.describe(value)
+
+
+def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path):
+    """In one process: a new shape or a new static value is a new program, the same ones are reused;
+    a static argument that cannot be described goes to the jitted function."""
+    monkeypatch.setattr(cache, "programs_directory", lambda: str(tmp_path / cache.PROGRAMS))
+
+    def scaled(x, power, factor):
+        return jnp.sum(x ** power) * factor
+
+    program = cache.stored(jax.jit(scaled, static_argnames=("power",)), ("power",))
+    x = jnp.arange(3.0)
+    assert float(program(x, 2, 1.0)) == 5.0
+    assert float(program(x, 2, 2.0)) == 10.0  # same shapes: the same program
+    assert float(program(jnp.arange(4.0), 2, 1.0)) == 14.0
+    assert float(program(x, 3, 1.0)) == 9.0
+    assert dict(program.stats) == {"compiled": 3, "reused": 1}
+    assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 3
+    traced = jax.jit(lambda v: program(v, 2, 1.0))(x)  # under tracing: the jitted function
+    assert float(traced) == 5.0 and program.stats["direct"] == 1
+
+    def applied(x, fn):
+        return fn(x)
+
+    opaque = cache.stored(jax.jit(applied, static_argnames=("fn",)), ("fn",))
+    assert float(opaque(x, jnp.sum)) == 3.0  # a function: no faithful description, not stored
+    assert dict(opaque.stats) == {"direct": 1}
+    assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 3
