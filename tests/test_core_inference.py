@@ -275,3 +275,16 @@ def test_map_warm_start_refines_previous_estimate(gp_problem, cold_map):
     again = inference.infer(jax.random.key(9), GP, data, "map", previous=cold_map, num_restarts=0)
     assert float(again.log_density[0]) >= float(cold_map.log_density[0]) - 1e-9
     assert _finite_tree(again.params)
+
+
+def test_warm_fits_discard_no_sweeps_by_default_with_slice_sampling():
+    """A warm slice chain goes on from the last sample (Spearmint's scheme); NUTS re-adapts its step
+    size on every fit; an explicit num_warmup wins for both."""
+    from jbo.models import GP
+
+    assert GP().inference_config.num_warmup == 0
+    assert GP(inference="nuts").inference_config.num_warmup == 5
+    assert GP(num_warmup=3).inference_config.num_warmup == 3
+    assert GP(inference="nuts", num_warmup=0).inference_config.num_warmup == 0
+    with pytest.raises(ValueError, match="num_warmup"):
+        GP(num_warmup=-1)
