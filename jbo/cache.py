@@ -62,6 +62,9 @@ def configure() -> str | None:
 # program is a function of, known before tracing, and loads it without tracing at all.
 
 PROGRAMS = "jbo-programs"  # subdirectory of the compilation cache directory
+FINGERPRINT_CHARS = 16  # a stored program's file name: <fingerprint prefix>-<program digest>
+PARTIAL = ".partial"  # suffix of a file being written
+STALE_DAYS = 7.0  # unused programs of another fingerprint are deleted after this long (prune)
 
 
 def programs_directory() -> str | None:
@@ -202,7 +205,7 @@ class StoredProgram:
     Calling it is calling the jitted function. On a CPU backend, while a compilation cache
     directory is configured (:func:`configure`), each distinct program (the static arguments, the
     structure, shapes, dtypes and placement of the others, the configuration flags that change
-    tracing, and :func:`fingerprint`) is compiled once, serialised to ``jbo-programs/<digest>``
+    tracing, and :func:`fingerprint`) is compiled once, serialised to ``jbo-programs/<fingerprint>-<digest>``
     and, in a later process, loaded from there without tracing or lowering. A loaded program's first
     call is checked; one that fails is deleted and compiled again. Elsewhere (no directory, another
     backend, static arguments :func:`describe` cannot describe, under tracing or ``jax.disable_jit``,
@@ -259,7 +262,8 @@ class StoredProgram:
         if program is not None:
             self.stats["reused"] += 1
             return program(*dynamic[0], **dynamic[1])
-        path = os.path.join(directory, hashlib.sha256(repr((fingerprint(),) + signature).encode()).hexdigest())
+        key = hashlib.sha256(repr((fingerprint(),) + signature).encode()).hexdigest()
+        path = os.path.join(directory, f"{fingerprint()[:FINGERPRINT_CHARS]}-{key}")
         initialize_lapack, compilation_cache = internals
         initialize_lapack()
         program = self._load(path)
@@ -285,7 +289,10 @@ class StoredProgram:
 
         try:
             with open(path, "rb") as f:
-                return serialize_executable.deserialize_and_load(*pickle.load(f))
+                program = serialize_executable.deserialize_and_load(*pickle.load(f))
+            with contextlib.suppress(OSError):
+                os.utime(path)  # in use: see prune
+            return program
         except FileNotFoundError:
             return None
         except Exception:  # cut short, or another format: compile afresh
@@ -301,13 +308,46 @@ class StoredProgram:
         try:
             blob = pickle.dumps(serialize_executable.serialize(program))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), delete=False) as f:
+            with tempfile.NamedTemporaryFile(dir=os.path.dirname(path), prefix=".", suffix=PARTIAL,
+                                             delete=False) as f:
                 temporary = f.name
                 f.write(blob)
             os.replace(temporary, path)
         except Exception:  # a read-only or full disk, a program that cannot be serialised: run unstored
             with contextlib.suppress(NameError, OSError):
                 os.remove(temporary)
+            return
+        prune(os.path.dirname(path))
+
+
+def prune(directory: str, max_age_days: float = STALE_DAYS) -> list[str]:
+    """Delete the stored programs of other fingerprints (another jbo source, other library versions)
+    not used for ``max_age_days``, and writes left unfinished (a killed process) as old.
+
+    Each load refreshes a file's modification time, so several installations sharing a cache keep
+    what they use; a developer editing jbo does not accumulate a directory of dead programs.
+
+    Returns:
+      the names deleted.
+    """
+    import time
+
+    current = fingerprint()[:FINGERPRINT_CHARS] + "-"
+    deadline = time.time() - max_age_days * 86400.0
+    deleted = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return deleted
+    for name in names:
+        if name.startswith(current) and not name.endswith(PARTIAL):
+            continue
+        path = os.path.join(directory, name)
+        with contextlib.suppress(OSError):
+            if os.path.getmtime(path) < deadline:
+                os.remove(path)
+                deleted.append(name)
+    return deleted
 
 
 def stored(jitted, static_argnames=()) -> StoredProgram:

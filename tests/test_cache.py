@@ -108,3 +108,19 @@ def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path
     assert float(opaque(x, jnp.sum)) == 3.0  # a function: no faithful description, not stored
     assert dict(opaque.stats) == {"direct": 1}
     assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 3
+
+
+def test_prune_deletes_old_programs_of_other_fingerprints_and_unfinished_writes(tmp_path):
+    import time
+
+    current = cache.fingerprint()[: cache.FINGERPRINT_CHARS]
+    old = time.time() - 8 * 86400
+    files = {"mine-old": f"{current}-aaa", "other-recent": "0123456789abcdef-bbb", "other-old": "fedcba9876543210-ccc",
+             "partial-old": f".tmp1{cache.PARTIAL}", "partial-recent": f".tmp2{cache.PARTIAL}"}
+    for label, name in files.items():
+        (tmp_path / name).write_bytes(b"x")
+        if label.endswith("old"):
+            os.utime(tmp_path / name, (old, old))
+    assert sorted(cache.prune(str(tmp_path))) == sorted([files["other-old"], files["partial-old"]])
+    assert sorted(os.listdir(tmp_path)) == sorted([files["mine-old"], files["other-recent"], files["partial-recent"]])
+    assert cache.prune(str(tmp_path / "missing")) == []
