@@ -72,7 +72,8 @@ def test_describe_is_canonical_and_refuses_what_it_cannot_describe():
     assert cache.describe([settings, space]) == cache.describe([Settings.create("gp", inference="map").program(), same])
     assert cache.describe(space) != cache.describe(other)
     assert cache.describe(settings) != cache.describe(Settings.create("gp").program())
-    assert cache.describe(settings) != cache.describe(Settings.create("gp", inference="map", acquisition="pi").program())
+    with_pi = Settings.create("gp", inference="map", acquisition="pi").program()
+    assert cache.describe(settings) != cache.describe(with_pi)
 
     class Outside:
         pass
