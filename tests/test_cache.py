@@ -33,7 +33,31 @@ print(json.dumps({"points": points, "stats": dict(loop.compiled_suggestion.__wra
 """ % (MAXIMIZE,)
 
 
-def _run(cache_dir=None) -> dict:
+MODELS = r"""
+import json, sys
+import jbo
+from jbo import loop
+from jbo.benchmarks import get_problem
+model, name = sys.argv[1], sys.argv[2]
+problem = get_problem(name)
+options = dict(maximize=dict(num_anchors=128, num_local=8, top_k=2, num_steps=10))
+if model not in ("random", "dngo", "ensemble"):
+    options.update(num_samples=2, num_burnin=3)
+opt = jbo.Optimizer(problem.space(), model=model, seed=1, n_init=3, **options)
+points = []
+for i in range(8):
+    config = opt.ask(size=16)
+    points.append(config)
+    if i == 5 and model not in ("tree", "independent"):
+        opt.tell(config, None, feasible=False)  # the constraint classifier enters the program
+    else:
+        opt.tell(config, float(problem.evaluate(config)) if i != 5 else None)
+points += [opt.ask(size=16), opt.ask(size=16)]  # with pending points
+print(json.dumps({"points": points, "stats": dict(loop.compiled_suggestion.__wrapped__.stats)}))
+"""
+
+
+def _run(cache_dir=None, script: str = RUN, *args) -> dict:
     root = os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     env.pop("JBO_NO_CACHE", None)
@@ -41,7 +65,7 @@ def _run(cache_dir=None) -> dict:
         env["JBO_NO_CACHE"] = "1"
     else:
         env["JBO_CACHE_DIR"] = str(cache_dir)
-    out = subprocess.run([sys.executable, "-c", RUN], capture_output=True, text=True, env=env, timeout=600)
+    out = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -125,3 +149,19 @@ def test_prune_deletes_old_programs_of_other_fingerprints_and_unfinished_writes(
     assert sorted(cache.prune(str(tmp_path))) == sorted([files["other-old"], files["partial-old"]])
     assert sorted(os.listdir(tmp_path)) == sorted([files["mine-old"], files["other-recent"], files["partial-recent"]])
     assert cache.prune(str(tmp_path / "missing")) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model, problem", [("gp", "branin"), ("arc", "jenatton_small"), ("tree", "jenatton_small"),
+                                            ("independent", "nonlinear_optimizers2"), ("dngo", "branin"),
+                                            ("ensemble", "branin"), ("bock", "branin"), ("matern", "branin"),
+                                            ("random", "branin")])
+def test_every_model_suggests_the_same_points_from_a_stored_program(tmp_path, model, problem):
+    """Uncached, compiled and stored, loaded: the same suggestions, with an infeasible evaluation (or a
+    failure) and two pending points in the run."""
+    reference = _run(None, MODELS, model, problem)
+    first = _run(tmp_path, MODELS, model, problem)
+    second = _run(tmp_path, MODELS, model, problem)
+    assert "loaded" not in first["stats"] and first["stats"]["compiled"] >= 1
+    assert "compiled" not in second["stats"] and second["stats"]["loaded"] == first["stats"]["compiled"]
+    assert reference["points"] == first["points"] == second["points"]
