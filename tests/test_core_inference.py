@@ -277,12 +277,15 @@ def test_map_warm_start_refines_previous_estimate(gp_problem, cold_map):
     assert _finite_tree(again.params)
 
 
-def test_warm_fits_discard_no_sweeps_by_default_with_slice_sampling():
-    """A warm slice chain goes on from the last sample (Spearmint's scheme); NUTS re-adapts its step
-    size on every fit; an explicit num_warmup wins for both."""
-    from jbo.models import GP
+def test_warm_fits_discard_no_sweeps_by_default_with_the_gp_slice_sampler():
+    """The GP's warm slice chain goes on from the last sample (Spearmint's scheme); the other models
+    and NUTS discard 5 sweeps or steps; an explicit num_warmup wins."""
+    from jbo.models import BOCK, DNGO, GP, Arc, Matern, Tree
 
     assert GP().inference_config.num_warmup == 0
+    assert Matern().inference_config.num_warmup == 0
+    for other in (BOCK(), Arc(), DNGO(), Tree()):  # measured worse (BOCK) or not measured: 5 sweeps
+        assert other.inference_config.num_warmup == 5
     assert GP(inference="nuts").inference_config.num_warmup == 5
     assert GP(num_warmup=3).inference_config.num_warmup == 3
     assert GP(inference="nuts", num_warmup=0).inference_config.num_warmup == 0

@@ -216,6 +216,7 @@ class GP(StepConfig):
     """
 
     kind: ClassVar[str] = "gp"
+    continued_chain: ClassVar[bool] = True  # warm slice fits discard no sweeps (StepConfig.num_warmup)
     kernel: str = "matern52"
     warp: bool = False
     ard: bool = True
