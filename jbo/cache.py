@@ -166,6 +166,7 @@ def _leaf_type(leaf) -> str:
     return text if sharding is None else f"{text}@{sharding}"
 
 
+@functools.lru_cache(maxsize=None)
 def _jax_internals():
     """The two internals of jax 0.10 a stored program relies on, or ``None`` where they are missing.
 
@@ -305,6 +306,7 @@ class StoredProgram:
         """Write ``program`` to ``path`` whole or not at all (several processes may write it at once)."""
         from jax.experimental import serialize_executable
 
+        temporary = None
         try:
             blob = pickle.dumps(serialize_executable.serialize(program))
             os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -314,8 +316,9 @@ class StoredProgram:
                 f.write(blob)
             os.replace(temporary, path)
         except Exception:  # a read-only or full disk, a program that cannot be serialised: run unstored
-            with contextlib.suppress(NameError, OSError):
-                os.remove(temporary)
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.remove(temporary)
             return
         prune(os.path.dirname(path))
 
