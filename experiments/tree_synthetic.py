@@ -5,16 +5,18 @@ act linearly and alike in every leaf) and jbo's ``nonlinear_*`` trees (``jbo.ben
 several optimisers with a shared learning rate whose best value differs per optimiser, and a deeper
 pipeline with shared parameters at three depths).
 
-Methods (jbo models): ``tree`` (jbo's default tree GP: the paper's node terms plus the shared parameters in
-each leaf's GP, leaf chosen by the full EI), ``tree-paper`` (Jenatton's model exactly: shared parameters only
+Methods (jbo models): ``tree`` (jbo's default tree GP: the paper's node terms, with a shrinkage prior on the
+linear shared weights, plus the shared parameters in each leaf's GP; leaf chosen by the larger of the path EI
+and the full EI), ``tree-paper`` (Jenatton's model exactly: shared parameters only
 linear through the inner nodes, two-step path EI), ``independent`` (one GP per leaf, c = 0), ``marginal``
 (c integrated out; only on problems without shared variables: "marginal cannot de facto be applied in
 presence of shared variables", Sec. 4.1), ``arc`` (Swersky et al.'s arc kernel), ``gp`` (a GP blind to the
 structure: the paper's gp-baseline), ``random`` search, and ``tpe``: Optuna's TPE as a peer, run in a
 subprocess by the interpreter of the peers' environment (``--peers-python``, default
 ``/work/peers-venv/bin/python``; skipped with a message where Optuna is not importable there). Optuna is
-never a dependency of jbo. Ablation variants of ``tree`` (not run by default): ``tree-two_step`` (the
-new model with the paper's path-EI leaf choice) and ``tree-all_leaves`` (EI maximised in every leaf).
+never a dependency of jbo. Ablation variants of ``tree`` (not run by default): :data:`VARIANTS`, e.g.
+``tree-additive-hybrid`` (``tree`` with the paper's prior of the shared weights) or
+``tree-additive-all_leaves-shrinkage`` (EI maximised in every leaf).
 
 Protocol, as in the paper (Sec. 4): every model-based method starts from the same initial design, one
 uniform random point per conditional path (``n_init`` = number of leaves, seeded by the run's seed);
@@ -47,11 +49,17 @@ NONLINEAR = ("nonlinear_optimizers2", "nonlinear_optimizers3", "nonlinear_pipeli
 PROBLEMS = JENATTON + NONLINEAR
 METHODS = ("tree", "tree-paper", "independent", "marginal", "arc", "gp", "random", "tpe")
 #: Ablations of the default tree model: method name -> (jbo model, options).
-VARIANTS = {f"tree-{kernel}-{strategy}": ("tree", {"shared_kernel": kernel, "strategy": strategy})
+#: ``tree-K-S`` and ``tree-additive-S-shared`` keep the paper's prior of the linear shared weights (the runs
+#: of the design ablation, made before ``tree`` took the shrinkage prior); ``-shrinkage`` takes it.
+VARIANTS = {f"tree-{kernel}-{strategy}": ("tree", {"shared_kernel": kernel, "strategy": strategy,
+                                                    "shared_weights": "paper"})
             for kernel in ("joint", "additive") for strategy in ("two_step", "screen", "hybrid", "all_leaves")}
 VARIANTS.update({f"tree-additive-{strategy}-shared": ("tree", {"shared_kernel": "additive", "strategy": strategy,
-                                                               "path_ei": "shared"})
+                                                               "path_ei": "shared", "shared_weights": "paper"})
                  for strategy in ("two_step", "hybrid")})
+VARIANTS.update({f"tree-additive-{strategy}-shrinkage": ("tree", {"shared_kernel": "additive", "strategy": strategy,
+                                                                  "shared_weights": "shrinkage"})
+                 for strategy in ("screen", "all_leaves")})
 ALL_METHODS = METHODS + tuple(VARIANTS)
 PAPER_SEEDS = 25
 CHECK_AT = 60  # issue #4's quality check: iteration 60 on the large balanced tree
@@ -353,8 +361,9 @@ def write_report(results: dict, args) -> None:
              f" `tpe` is Optuna {_tpe_version(results)} TPESampler (multivariate, group: its setting for conditional"
              f" spaces) in a subprocess of the peers' environment (time: seconds per seed). `tree` is jbo's default"
              f" tree model (the paper's node terms plus, in each leaf's GP, an additive kernel over the shared"
-             f" parameters of its path; leaf chosen by the larger of the path EI (6) and the full EI at the anchors;"
-             f" the paper's model and search where there are no shared parameters), `tree-paper` Jenatton et al.'s"
+             f" parameters of its path; each linear shared weight with its own variance under a shrinkage prior;"
+             f" leaf chosen by the larger of the path EI (6) and the full EI at the anchors; the paper's model and"
+             f" search where there are no shared parameters), `tree-paper` Jenatton et al.'s"
              f" model exactly (shared parameters only linear through the inner nodes, two-step path EI). `marginal` is"
              f" not run with shared variables (the paper: it cannot be applied there). The paper ran {PAPER_SEEDS}"
              f" replications.",
@@ -412,8 +421,11 @@ def write_report(results: dict, args) -> None:
               f" shared columns; `additive`: own + shared kernels) and leaf search S (`two_step`: path EI (6);"
               f" `screen`: full EI (5) at the anchors; `hybrid`: the larger of the two; see `jbo.models.tree._propose`);"
               f" `-shared`: the path EI of eq. (6) also holds the leaf GP's shared component (`path_ei=\"shared\"`);"
-              f" on `jenatton_small` and `jenatton_large` (no shared parameters) the kernels coincide."
-              f" `tree` is `tree-additive-hybrid`, or `tree-paper` where no shared parameter exists.", "",
+              f" these keep the paper's prior of the linear shared weights (one log-normal variance per node, bias"
+              f" included); `-shrinkage`: each shared weight has its own variance under the shrinkage prior"
+              f" (`shared_weights=\"shrinkage\"`, `jbo.models.tree.SHRINKAGE`). On `jenatton_small` and"
+              f" `jenatton_large` (no shared parameters) the variants coincide. `tree` is"
+              f" `tree-additive-hybrid-shrinkage`, or `tree-paper` where no shared parameter exists.", "",
               "| variant | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
     for v in variants:
         lines.append(f"| {v} | " + " | ".join(ablation.get((p, v), "–") for p in shown) + " |")

@@ -215,7 +215,7 @@ MODE_KERNELS = [(mode, "joint") for mode in tree.MODES] + [("tree", "additive")]
 
 @pytest.mark.parametrize("mode,shared_kernel", MODE_KERNELS)
 def test_marginal_likelihood_and_moments_equal_dense_gp(mode, shared_kernel):
-    for data_seed, variance_per in zip(range(3), ("node", "feature", "node")):
+    for data_seed, variance_per in zip(range(3), ("node", "feature", "split")):
         check_against_dense(hand_structure(), mode, data_seed, variance_per, shared_kernel)
 
 
@@ -225,7 +225,7 @@ def test_dense_gp_on_random_trees(mode, shared_kernel):
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
         structure = random_structure(rng, int(rng.integers(2, 5)), 6)
-        check_against_dense(structure, mode, seed, ("node", "feature")[seed % 2], shared_kernel)
+        check_against_dense(structure, mode, seed, tree.VARIANCES_PER[seed % 3], shared_kernel)
 
 
 def test_padding_rows_and_slots_change_nothing():
@@ -689,6 +689,49 @@ def test_tree_config_names_strategies_and_journal_round_trip():
     assert "tree-paper" in models.NAMES
 
 
+def test_split_variances_and_the_shrinkage_prior_of_shared_weights():
+    """``"split"``: one variance per node for its bias, one per shared feature under its own prior;
+    without shared features it is ``"node"``, draw for draw."""
+    structure = hand_structure()  # features: bias of node 0, bias + column 3 of node 1, columns 4, 5 of node 2
+    spec = tree.TreeSpec(structure, variance_per="split", shared_variance_loc=-3.0, shared_variance_scale=2.0)
+    traced = numpyro.handlers.trace(numpyro.handlers.seed(lambda: tree.prior(spec), 0))
+    variance = np.asarray(traced()["variance"])
+    trace = traced.trace
+    per_node, shared = np.asarray(trace["node_variance"]["value"]), np.asarray(trace["shared_variance"]["value"])
+    assert per_node.shape == (3,) and shared.shape == (3,)
+    np.testing.assert_array_equal(variance, [per_node[0], per_node[1], shared[0], shared[1], shared[2]])
+    value = jnp.full(3, 0.1)
+    expected = stats.lognorm(s=2.0, scale=np.exp(-3.0)).logpdf(0.1) * 3
+    assert float(trace["shared_variance"]["fn"].log_prob(value)) == pytest.approx(expected, rel=1e-10)
+    expected = stats.lognorm(s=1.0, scale=1.0).logpdf(0.1) * 3
+    assert float(trace["node_variance"]["fn"].log_prob(value)) == pytest.approx(expected, rel=1e-10)
+
+    unshared = structure._replace(nodes=(structure.nodes[0], structure.nodes[1]._replace(columns=())))
+    draws = [numpyro.handlers.seed(lambda s=s: tree.prior(s), 3)()["variance"]
+             for s in (tree.TreeSpec(unshared, variance_per=v) for v in ("split", "node"))]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    with pytest.raises(ValueError, match="shared_variance_loc"):
+        tree.TreeSpec(structure, shared_variance_loc=-3.0)
+    with pytest.raises(ValueError, match="variance_per must be one of"):
+        tree.TreeSpec(structure, variance_per="leaf")
+
+
+def test_weight_prior_of_each_mode():
+    """``"tree"`` shrinks its linear shared weights by default; the paper's model keeps the paper's prior."""
+    from jbo import models
+    from jbo.benchmarks import get_problem
+
+    space = get_problem("nonlinear_optimizers2").space()
+    assert models.create("tree").weight_prior == "shrinkage"
+    assert models.create("tree-paper").weight_prior == models.create("independent").weight_prior == "paper"
+    assert models.create("tree", shared_weights="paper").weight_prior == "paper"
+    with pytest.raises(ValueError, match="unknown shared_weights 'none'"):
+        models.create("tree", shared_weights="none")
+    shrunk = tree.model_for(space, "tree", shared_weights="shrinkage")[0]
+    assert (shrunk.variance_per, shrunk.shared_variance_loc, shrunk.shared_variance_scale) == ("split", *tree.SHRINKAGE)
+    assert tree.model_for(space, "tree-paper")[0].variance_per == "node"
+
+
 def optimizer_data(n=40, seed=0):
     """Observations of ``nonlinear_optimizers2``: two optimisers whose best shared learning rate differs."""
     from jbo.benchmarks import get_problem
@@ -765,6 +808,37 @@ def test_default_model_finds_each_optimizers_own_learning_rate():
     np.testing.assert_allclose(argmins["tree", "joint"], [0.8, 0.4], atol=0.1)
     paper = argmins["tree-paper", "joint"]
     assert paper[0] == paper[1] and paper[0] in (0.0, 1.0)
+
+
+def fitted_weights(name, shared_weights, n=40, seed=0):
+    """MAP fit of the default tree model with ``shared_weights`` on ``n`` uniform points of a problem:
+    the prior variances and posterior means of ``c``, and which features are shared (not bias)."""
+    from jbo import inference
+    from jbo.benchmarks import get_problem
+
+    problem = get_problem(name)
+    space = problem.space()
+    u = np.random.default_rng(seed).random((n, space.dim))
+    y = np.array([problem.evaluate(c) for c in space.decode_many(u)])
+    spec, _, surrogate = tree.model_for(space, "tree", shared_weights=shared_weights)
+    data = tree.tree_data(u, (y - y.mean()) / y.std(), space.leaf_index(u), spec.num_leaves, size=64)
+    params = jax.tree_util.tree_map(lambda a: a[0], inference.infer(jax.random.key(0), surrogate, data, "map").params)
+    post = tree.condition(spec, params, data)
+    return np.asarray(params["variance"]), np.asarray(post.weight_mean), ~tree._tables(spec.structure).feature_bias
+
+
+def test_shrinkage_drops_a_shared_slope_the_leaves_disagree_on_and_keeps_a_common_one():
+    """Two optimisers whose best learning rates differ: the shrinkage prior leaves the linear weight of the
+    learning rate near 0 with a small variance (the leaf GPs model the rate), where the paper's prior gives it
+    its node's variance. Jenatton's tree, where one slope serves every leaf below a node: the slopes stay."""
+    variance, mean, shared = fitted_weights("nonlinear_optimizers2", "shrinkage")
+    assert variance[shared].max() < 0.2 and np.abs(mean[shared]).max() < 0.1
+    variance, _, _ = fitted_weights("nonlinear_optimizers2", "paper")
+    assert variance[shared].min() > 0.5
+    shrunk, paper = (fitted_weights("jenatton_small_shared", w)[1:] for w in ("shrinkage", "paper"))
+    shared = shrunk[1]
+    assert np.abs(paper[0][shared]).min() > 1.5
+    np.testing.assert_allclose(shrunk[0][shared], paper[0][shared], rtol=0.1)
 
 
 @pytest.mark.parametrize("mode", ["tree", pytest.param("tree-paper", marks=pytest.mark.slow)])

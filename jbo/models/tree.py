@@ -57,8 +57,12 @@ Four models share this code (:func:`model_structure`):
   like the paper's linear terms, the shared response adds to the own response, so a few points of a
   leaf suffice to place its optimum, but it may now be curved and differ from leaf to leaf. Eq. (6)
   sees only the linear part of that response, so a leaf is chosen by the larger of the path EI (6)
-  and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`_propose`); where no leaf
-  sees a shared column (no shared parameters), the model and its search are exactly the paper's.
+  and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`_propose`). A linear shared
+  weight is now identified only by what the leaves below its node have in common, so each gets its
+  own prior variance under a shrinkage prior (``variance_per="split"``, :data:`SHRINKAGE`); under the
+  paper's prior such a weight keeps its prior spread when the leaves disagree, and (6) reads that
+  spread as promise in another leaf. Where no leaf sees a shared column (no shared parameters),
+  the model and its search are exactly the paper's.
 * ``"independent"``: ``c = 0``, one GP per leaf over its own and shared columns (Bergstra et al., 2011).
 * ``"marginal"``: only scalar (bias) nodes, ``c`` integrated out: the dense GP with the
   intersection kernel of eq. (4). Its predictive moments equal those above.
@@ -98,6 +102,18 @@ SHARED_KERNELS = ("joint", "additive")
 
 #: What the path EI takes for a leaf's value along its shared parameters (:class:`TreeSpec`).
 PATH_EIS = ("linear", "shared")
+
+#: Priors of the linear weights of shared parameters (:class:`Tree`): the paper's (one log-normal variance per
+#: node, bias included) or a shrinkage prior per shared feature (:data:`SHRINKAGE`).
+SHARED_WEIGHTS = ("paper", "shrinkage")
+
+#: ``(loc, scale)`` of the log-normal shrinkage prior on the variance of each linear shared weight:
+#: median variance e^-3 ≈ 0.05 (a standard deviation of 0.22 standardised units across a shared
+#: parameter's range), 95 % of the mass between 1e-3 and 2.7.
+SHRINKAGE = (-3.0, 2.0)
+
+#: How the prior variances of the node weights are grouped (:class:`TreeSpec`).
+VARIANCES_PER = ("node", "feature", "split")
 
 #: How a proposal searches the leaves (:func:`_propose`).
 STRATEGIES = ("auto", "two_step", "screen", "hybrid", "all_leaves")
@@ -295,9 +311,17 @@ class TreeSpec:
         keeps the two-step search visiting other leaves.
       variance_per: ``"node"``: one prior variance per inner node, shared by the node's features (a
         one-hot categorical's weights are exchangeable, and the hyperparameter count stays ``V``);
-        ``"feature"``: one per feature. The paper only says Σ_c is diagonal.
+        ``"feature"``: one per feature; ``"split"``: one per node for its bias and one per shared
+        feature (automatic relevance of each linear shared term). The paper only says Σ_c is
+        diagonal. Without shared features ``"split"`` is ``"node"``.
       variance_loc, variance_scale: log-normal prior of those variances (on standardised targets;
         median ``exp(loc)``).
+      shared_variance_loc, shared_variance_scale: log-normal prior of the variances that belong to
+        shared features only (``"feature"`` and ``"split"``); ``None``: ``variance_loc`` /
+        ``variance_scale``. A shrinkage prior here (small median, wide scale) keeps a linear shared
+        term only where the data support one slope common to the leaves below its node: when the
+        leaf GPs also model the shared parameters (``"tree"``), a weight the data do not identify
+        otherwise keeps its prior spread, and eq. (6) reads that spread as promise.
       noise_scale: horseshoe scale of the shared noise variance σ².
       noise_floor: added to σ² (as in :func:`jbo.models.gp.exact_gp`).
       jitter: first Cholesky jitter of each ``M_p`` (default by dtype).
@@ -312,14 +336,19 @@ class TreeSpec:
     variance_per: str = "node"
     variance_loc: float = 0.0
     variance_scale: float = 1.0
+    shared_variance_loc: float | None = None
+    shared_variance_scale: float | None = None
     noise_scale: float = 0.1
     noise_floor: float = 1e-6
     jitter: float | None = None
     precision_jitter: float = 1e-12
 
     def __post_init__(self):
-        if self.variance_per not in ("node", "feature"):
-            raise ValueError(f"variance_per must be 'node' or 'feature', got {self.variance_per!r}")
+        if self.variance_per not in VARIANCES_PER:
+            raise ValueError(f"variance_per must be one of {list(VARIANCES_PER)}, got {self.variance_per!r}")
+        if self.variance_per == "node" and (self.shared_variance_loc, self.shared_variance_scale) != (None, None):
+            raise ValueError("shared_variance_loc/shared_variance_scale need variance_per='feature' or 'split': with "
+                             "'node' a node's bias and shared features share one variance")
         if self.shared_kernel not in SHARED_KERNELS:
             raise ValueError(f"shared_kernel must be one of {list(SHARED_KERNELS)}, got {self.shared_kernel!r}")
         if self.path_ei not in PATH_EIS:
@@ -351,6 +380,30 @@ def _place_slots(tree, slots, total: int):
         return a
 
     return jax.tree_util.tree_map(place, tree)
+
+
+def _node_variances(spec: TreeSpec, t: _Tables):
+    """Sample the diagonal of Σ_c, ``(d,)``, grouped as ``spec.variance_per`` says (sites ``node_variance``
+    and, for the variances of shared features only, ``shared_variance``)."""
+    base = dist.LogNormal(spec.variance_loc, spec.variance_scale)
+    if spec.variance_per == "node":
+        return priors.sample("node_variance", base, (len(spec.structure.nodes),))[jnp.asarray(t.feature_node)]
+    bias, shared = np.flatnonzero(t.feature_bias), np.flatnonzero(~t.feature_bias)
+    parts, order = [], []
+    if len(bias):
+        if spec.variance_per == "split":  # one variance per node for its bias
+            per_node = priors.sample("node_variance", base, (len(spec.structure.nodes),))
+            parts.append(per_node[jnp.asarray(t.feature_node[bias])])
+        else:
+            parts.append(priors.sample("node_variance", base, (len(bias),)))
+        order.append(bias)
+    if len(shared):
+        loc = spec.variance_loc if spec.shared_variance_loc is None else spec.shared_variance_loc
+        scale = spec.variance_scale if spec.shared_variance_scale is None else spec.shared_variance_scale
+        parts.append(priors.sample("shared_variance", dist.LogNormal(loc, scale), (len(shared),)))
+        order.append(shared)
+    # Back to feature order: position k of the concatenation holds feature order[k].
+    return jnp.concatenate(parts)[jnp.asarray(np.argsort(np.concatenate(order)))]
 
 
 def prior(spec: TreeSpec, data=None):
@@ -389,10 +442,7 @@ def prior(spec: TreeSpec, data=None):
     }
     d = spec.num_features
     if d:
-        per_node = spec.variance_per == "node"
-        count = len(spec.structure.nodes) if per_node else d
-        variance = priors.sample("node_variance", dist.LogNormal(spec.variance_loc, spec.variance_scale), (count,))
-        params["variance"] = variance[jnp.asarray(t.feature_node)] if per_node else variance
+        params["variance"] = _node_variances(spec, t)
     if spec.additive:
         params["shared_kernel"] = shared_params
     return params
@@ -904,7 +954,7 @@ propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acq
 
 @functools.lru_cache(maxsize=32)
 def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive",
-              path_ei: str = "linear"):
+              path_ei: str = "linear", shared_weights: str = "paper"):
     """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
 
@@ -913,9 +963,15 @@ def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, sh
       mode: one of :data:`MODES`.
       kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
       shared_kernel, path_ei: see :class:`TreeSpec`.
+      shared_weights: prior of the linear shared weights, one of :data:`SHARED_WEIGHTS` (:class:`Tree`).
     """
     structure = space.tree()
-    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp), shared_kernel, path_ei)
+    weights = {}
+    if shared_weights == "shrinkage":
+        loc, scale = SHRINKAGE
+        weights = dict(variance_per="split", shared_variance_loc=loc, shared_variance_scale=scale)
+    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp), shared_kernel, path_ei,
+                    **weights)
     decoder = LeafDecoder.from_space(space, structure)
     return spec, decoder, tree_gp(spec, decoder, mode)
 
@@ -946,8 +1002,8 @@ class Tree(SampledConfig):
     searches every leaf). BENCHMARKS.md, section ``tree_synthetic``, compares them.
 
     Attributes:
-      mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively; leaf chosen by
-        the larger of path EI and full EI), ``"tree-paper"`` (the paper's model: shared parameters
+      mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively; shrinkage prior
+        on the linear shared weights; leaf chosen by the larger of path EI and full EI), ``"tree-paper"`` (the paper's model: shared parameters
         linear through the nodes only, two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in
         every leaf) or ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf). See
         :func:`model_structure`.
@@ -962,6 +1018,13 @@ class Tree(SampledConfig):
       path_ei: ``"linear"`` (default: eq. 6 as in the paper) or ``"shared"``: the leaf value whose EI
         scores leaves in the two-step searches (:class:`TreeSpec`, :func:`path_moments`); only matters
         with an additive kernel on shared columns.
+      shared_weights: prior of the linear weights of shared parameters, one of :data:`SHARED_WEIGHTS`:
+        ``"paper"`` (one log-normal variance per node, its bias included) or ``"shrinkage"`` (the
+        node's bias keeps the paper's prior; each shared weight gets its own variance under the
+        shrinkage prior :data:`SHRINKAGE`, so a linear shared term stays only where the data support
+        one slope common to the leaves below its node). ``None``: ``"shrinkage"`` for ``"tree"``, whose
+        leaf GPs also model the shared parameters, ``"paper"`` otherwise. No effect without shared
+        parameters.
       kernel, warp: the leaf GPs' kernel (:func:`jbo.kernels.make_kernel`).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
         :class:`~jbo.models.sampled.SampledConfig`.
@@ -972,12 +1035,21 @@ class Tree(SampledConfig):
     strategy: str | None = None
     shared_kernel: str = "additive"
     path_ei: str = "linear"
+    shared_weights: str | None = None
     kernel: str = "matern52"
     warp: bool = False
 
     @property
     def name(self) -> str:
         return self.mode
+
+    @property
+    def weight_prior(self) -> str:
+        """The prior of the linear shared weights actually used: ``shared_weights``, or ``"shrinkage"``
+        for ``"tree"`` and the paper's for the other modes."""
+        if self.shared_weights is not None:
+            return self.shared_weights
+        return "shrinkage" if self.mode == "tree" else "paper"
 
     @property
     def search(self) -> str:
@@ -991,6 +1063,8 @@ class Tree(SampledConfig):
             check_choice("strategy", self.strategy, STRATEGIES)
         check_choice("shared_kernel", self.shared_kernel, SHARED_KERNELS)
         check_choice("path_ei", self.path_ei, PATH_EIS)
+        if self.shared_weights is not None:
+            check_choice("shared_weights", self.shared_weights, SHARED_WEIGHTS)
         if not isinstance(self.warp, bool):
             raise ValueError(f"warp must be true or false, got {self.warp!r}")
         from jbo.kernels import KERNELS
@@ -1015,7 +1089,8 @@ def _check(config: Tree, space, acquisition_name: str | None = None, pending: st
 
 def init(config: Tree, space, dtype, key):
     _check(config, space)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel, config.path_ei)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel,
+                                         config.path_ei, config.weight_prior)
     example = blocks(inference.example_data(space.dim, dtype), decoder, spec.num_leaves)
     return sampled.init(surrogate, example, config, key)
 
@@ -1024,7 +1099,8 @@ def step(config: Tree, space, acquisition, state, inputs, key):
     """One suggestion: infer the hyperparameters (warm-started), then search the leaves with the
     config's strategy (:func:`_propose`); traceable."""
     _check(config, space, acquisition.name, acquisition.pending, acquisition.classify or acquisition.num_constraints > 0)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel, config.path_ei)
+    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel,
+                                         config.path_ei, config.weight_prior)
     k_fit, k_acq = jax.random.split(key)
     data = blocks(inputs.data, decoder, spec.num_leaves)
     samples = inference.fit(k_fit, surrogate, data, config.inference_config, inference.Start(state.z, state.restarts),
