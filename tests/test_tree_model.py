@@ -79,14 +79,17 @@ def np_matern52(x1, x2, lengthscale, amplitude):
 def np_leaf_cov(spec, params, q, xa, xb):
     """Leaf ``q``'s kernel between full rows ``xa`` and ``xb``, from the structure's fields: one Matérn over
     the leaf's columns, or (``shared_kernel="additive"``) one over its own columns plus one over the shared
-    columns of its path (the nodes' columns), each with its own params."""
+    columns of its path (the nodes' columns), (``"additive+joint"``) plus one over all its columns, each with
+    its own params."""
     s = spec.structure
     cols = list(s.leaf_columns[q])
     shared = set().union(*[n.columns for n in s.nodes if q in n.leaves])
     parts = [("kernel", list(range(len(cols))))]
-    if spec.shared_kernel == "additive" and any(c in shared for c in cols):
+    if spec.shared_kernel in ("additive", "additive+joint") and any(c in shared for c in cols):
         parts = [("kernel", [i for i, c in enumerate(cols) if c not in shared]),
                  ("shared_kernel", [i for i, c in enumerate(cols) if c in shared])]
+        if spec.shared_kernel == "additive+joint":
+            parts.append(("joint_kernel", list(range(len(cols)))))
     total = 0.0
     for part, slots in parts:
         kp = {k: np.asarray(v) for k, v in params[part].items()}
@@ -210,7 +213,7 @@ def check_against_dense(structure, mode, data_seed, variance_per="node", shared_
     np.testing.assert_allclose(jcov, ref_cov, rtol=0, atol=1e-8)
 
 
-MODE_KERNELS = [(mode, "joint") for mode in tree.MODES] + [("tree", "additive")]
+MODE_KERNELS = [(mode, "joint") for mode in tree.MODES] + [("tree", "additive"), ("tree", "additive+joint")]
 
 
 @pytest.mark.parametrize("mode,shared_kernel", MODE_KERNELS)
@@ -671,7 +674,7 @@ def test_tree_config_names_strategies_and_journal_round_trip():
 
     paper, default = models.create("tree-paper"), models.create("tree")
     assert (paper.name, paper.search) == ("tree-paper", "two_step")
-    assert (default.name, default.search, default.shared_kernel) == ("tree", "auto", "additive")
+    assert (default.name, default.search, default.shared_kernel) == ("tree", "auto", "additive+joint")
     assert models.create("independent").search == models.create("marginal").search == "all_leaves"
     chosen = models.create("tree", strategy="all_leaves", shared_kernel="joint")
     assert chosen.search == "all_leaves"
@@ -769,7 +772,8 @@ def test_paper_model_is_affine_in_a_shared_parameter_the_default_model_is_not():
     problem, space, structure, u, y = optimizer_data()
     leaf = space.leaf_index(u)
     grid, rows = lr_scan(space, problem)
-    for mode, shared_kernel in (("tree-paper", "joint"), ("tree", "joint"), ("tree", "additive")):
+    for mode, shared_kernel in (("tree-paper", "joint"), ("tree", "joint"), ("tree", "additive"),
+                                ("tree", "additive+joint")):
         spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
         params = draw_params(spec, 3)
         for part in ("kernel", "shared_kernel"):
@@ -797,13 +801,15 @@ def test_default_model_finds_each_optimizers_own_learning_rate():
     decoder = tree.LeafDecoder.from_space(space, structure)
     grid, rows = lr_scan(space, problem)
     argmins = {}
-    for mode, shared_kernel in (("tree", "additive"), ("tree", "joint"), ("tree-paper", "joint")):
+    for mode, shared_kernel in (("tree", "additive+joint"), ("tree", "additive"), ("tree", "joint"),
+                                ("tree-paper", "joint")):
         spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
         data = tree.tree_data(u, y, leaf, spec.num_leaves, size=64)
         samples = inference.infer(jax.random.key(0), tree.tree_gp(spec, decoder, mode), data, "map")
         params = jax.tree_util.tree_map(lambda a: a[0], samples.params)
         means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))
         argmins[mode, shared_kernel] = grid[np.argmin(means, axis=1)]
+    np.testing.assert_allclose(argmins["tree", "additive+joint"], [0.8, 0.4], atol=0.1)
     np.testing.assert_allclose(argmins["tree", "additive"], [0.8, 0.4], atol=0.1)
     np.testing.assert_allclose(argmins["tree", "joint"], [0.8, 0.4], atol=0.1)
     paper = argmins["tree-paper", "joint"]

@@ -52,10 +52,12 @@ Four models share this code (:func:`model_structure`):
   which carry information between leaves) *plus* the shared parameters of a leaf's path as inputs
   of that leaf's GP, so each leaf models its own non-linear response to them; the covariance is
   :math:`Z \Sigma_c Z^\top + K^{\rm block}` with each ``K_p`` over the leaf's own and shared
-  columns, still :math:`O(d^3 + \sum_p n_p^3)`. By default ``K_p`` is *additive*, one kernel over
-  the leaf's own columns plus one over its shared columns (:class:`TreeSpec` ``shared_kernel``):
-  like the paper's linear terms, the shared response adds to the own response, so a few points of a
-  leaf suffice to place its optimum, but it may now be curved and differ from leaf to leaf. Eq. (6)
+  columns, still :math:`O(d^3 + \sum_p n_p^3)`. By default ``K_p`` is one kernel over the leaf's
+  own columns plus one over its shared columns plus one over all of them (:class:`TreeSpec`
+  ``shared_kernel="additive+joint"``): like the paper's linear terms, the shared response adds to
+  the own response, so a few points of a leaf suffice to place its optimum, but it may now be curved
+  and differ from leaf to leaf, and the third kernel lets a shared parameter move an own parameter's
+  best value (a best momentum that falls as the learning rate rises) once the data show it. Eq. (6)
   sees only the linear part of that response, so a leaf is chosen by the larger of the path EI (6)
   and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`_propose`). A linear shared
   weight is now identified only by what the leaves below its node have in common, so each gets its
@@ -98,7 +100,7 @@ from jbo.optimize import MaximizeConfig, maximize
 MODES = ("tree", "tree-paper", "independent", "marginal")
 
 #: How a leaf GP combines its own and its shared columns (:class:`TreeSpec`).
-SHARED_KERNELS = ("joint", "additive")
+SHARED_KERNELS = ("joint", "additive", "additive+joint")
 
 #: What the path EI takes for a leaf's value along its shared parameters (:class:`TreeSpec`).
 PATH_EIS = ("linear", "shared")
@@ -299,8 +301,12 @@ class TreeSpec:
         + g_p^{sh}(x_{sh})` with a second ``kernel`` (own amplitude and lengthscales) over the shared
         columns only: the leaf's response to its shared parameters is non-linear and its own, but
         adds to the response to its own parameters, as the paper's node terms do, so a few points of
-        a leaf already locate its best region. The spec's default is ``"joint"``; the ``"tree"`` model
-        (:class:`Tree`) defaults to ``"additive"``.
+        a leaf already locate its best region; or ``"additive+joint"``, those two plus a third
+        ``kernel`` over all the leaf's columns (own amplitude and lengthscales): the additive part
+        places the optimum from few points, the joint part models interactions (an own parameter's
+        best value moving with a shared one) where the data show them, its amplitude fitted like
+        the others. The spec's default is ``"joint"``; the ``"tree"`` model (:class:`Tree`) defaults
+        to ``"additive+joint"``.
       path_ei: what the path EI (eq. 6, :func:`path_moments`) takes for a leaf's value along its shared
         parameters: ``"linear"`` (default), :math:`b_p + z_p^\top c` as in the paper (the leaf GP at
         its prior mean), or ``"shared"``, that plus the leaf GP's shared component :math:`g_p^{sh}`
@@ -357,7 +363,12 @@ class TreeSpec:
     @property
     def additive(self) -> bool:
         """Whether a second, additive kernel models the leaves' shared columns."""
-        return self.shared_kernel == "additive" and bool(_tables(self.structure).leaf_shared.any())
+        return self.shared_kernel in ("additive", "additive+joint") and bool(_tables(self.structure).leaf_shared.any())
+
+    @property
+    def interaction(self) -> bool:
+        """Whether a third kernel over all of a leaf's columns models interactions (``"additive+joint"``)."""
+        return self.shared_kernel == "additive+joint" and self.additive
 
     @property
     def num_leaves(self) -> int:
@@ -412,12 +423,14 @@ def prior(spec: TreeSpec, data=None):
     Sites: ``leaf{p}/...`` the kernel params of leaf ``p`` (over its own columns; a leaf without
     columns draws one unused lengthscale so that every leaf has the same params structure),
     with ``shared_kernel="additive"`` ``leaf{p}/shared/...`` those of its shared-column kernel (``leaf{p}/...``
-    then covers the other columns), ``offset`` ``(P,)`` the leaf means ``b_p``, ``noise`` the shared
+    then covers the other columns), with ``"additive+joint"`` also ``leaf{p}/joint/...`` those of the
+    kernel over all its columns, ``offset`` ``(P,)`` the leaf means ``b_p``, ``noise`` the shared
     σ², and (unless ``d = 0``) ``node_variance`` ``(V,)`` or ``(d,)``, the diagonal of Σ_c.
 
     Returns:
       ``{"kernel": params stacked over leaves (slots padded to D_max), "offset", "noise",
-      "variance": (d,) per-feature prior variance}``, plus ``"shared_kernel"`` (same layout) when additive.
+      "variance": (d,) per-feature prior variance}``, plus ``"shared_kernel"`` (same layout) when additive
+      and ``"joint_kernel"`` with ``"additive+joint"``.
     """
     t = _tables(spec.structure)
     total = t.leaf_cols.shape[1]
@@ -445,6 +458,8 @@ def prior(spec: TreeSpec, data=None):
         params["variance"] = _node_variances(spec, t)
     if spec.additive:
         params["shared_kernel"] = shared_params
+    if spec.interaction:
+        params["joint_kernel"] = stacked("joint/", t.leaf_colmask)
     return params
 
 
@@ -483,13 +498,17 @@ def _parts(spec: TreeSpec, leaf):
         return [("kernel", None)]
     t = _tables(spec.structure)
     shared = jnp.asarray(t.leaf_shared)[leaf]
-    return [("kernel", ~shared), ("shared_kernel", shared)]
+    parts = [("kernel", ~shared), ("shared_kernel", shared)]
+    if spec.interaction:
+        parts.append(("joint_kernel", jnp.asarray(t.leaf_colmask)[leaf]))
+    return parts
 
 
 def _leaf_gram(spec: TreeSpec, params, leaf, x1, x2):
     """Covariance of leaf ``leaf``'s GP between leaf inputs ``x1`` ``(m, D_max)`` and ``x2``: ``kernel``
     over all its slots, or (additive) ``kernel`` over its own slots plus a second kernel over its shared
-    slots (zero for a leaf without shared columns)."""
+    slots (zero for a leaf without shared columns), plus (``"additive+joint"``) a third over all its slots
+    (also zero for a leaf without shared columns)."""
     total = 0.0
     for part, slots in _parts(spec, leaf):
         kparams = _leaf_params(params, leaf, part)
@@ -497,7 +516,7 @@ def _leaf_gram(spec: TreeSpec, params, leaf, x1, x2):
             total = total + spec.kernel.gram(kparams, x1, x2)
             continue
         gram = spec.kernel.gram(kparams, jnp.where(slots, x1, 0.0), jnp.where(slots, x2, 0.0))
-        total = total + (gram if part == "kernel" else jnp.where(jnp.any(slots), gram, 0.0))
+        total = total + (gram if part == "kernel" else jnp.where(_has_shared(spec, leaf), gram, 0.0))
     return total
 
 
@@ -507,8 +526,13 @@ def _leaf_diag(spec: TreeSpec, params, leaf, x):
     for part, slots in _parts(spec, leaf):
         kparams = _leaf_params(params, leaf, part)
         diag = spec.kernel.diag(kparams, x if slots is None else jnp.where(slots, x, 0.0))
-        total = total + (diag if part == "kernel" else jnp.where(jnp.any(slots), diag, 0.0))
+        total = total + (diag if part == "kernel" else jnp.where(_has_shared(spec, leaf), diag, 0.0))
     return total
+
+
+def _has_shared(spec: TreeSpec, leaf):
+    """Whether leaf ``leaf`` sees a shared column (else its shared and joint kernels are off)."""
+    return jnp.any(jnp.asarray(_tables(spec.structure).leaf_shared)[leaf])
 
 
 def condition(spec: TreeSpec, params, data: TreeData) -> TreePosterior:
@@ -953,7 +977,7 @@ propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acq
 
 
 @functools.lru_cache(maxsize=32)
-def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive",
+def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive+joint",
               path_ei: str = "linear", shared_weights: str = "paper"):
     """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
@@ -1002,17 +1026,19 @@ class Tree(SampledConfig):
     searches every leaf). BENCHMARKS.md, section ``tree_synthetic``, compares them.
 
     Attributes:
-      mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively; shrinkage prior
-        on the linear shared weights; leaf chosen by the larger of path EI and full EI), ``"tree-paper"`` (the paper's model: shared parameters
-        linear through the nodes only, two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in
+      mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively and jointly;
+        shrinkage prior on the linear shared weights; leaf chosen by the larger of path EI and full
+        EI), ``"tree-paper"`` (the paper's model: shared parameters linear through the nodes only, two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in
         every leaf) or ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf). See
         :func:`model_structure`.
       strategy: how a proposal searches the leaves, one of :data:`STRATEGIES` (see :func:`_propose`);
         ``None``: the mode's default (:data:`DEFAULT_STRATEGY`: ``"auto"`` for ``"tree"``,
         ``"two_step"`` for ``"tree-paper"``, ``"all_leaves"`` for the baselines).
-      shared_kernel: ``"additive"`` (default) or ``"joint"``: how a leaf GP that sees shared columns
-        combines them with its own (:class:`TreeSpec`; ``"joint"`` models interactions between shared
-        and own parameters, at the price of more data per leaf); no effect on ``"tree-paper"`` (whose
+      shared_kernel: ``"additive+joint"`` (default), ``"additive"`` or ``"joint"``: how a leaf GP that
+        sees shared columns combines them with its own (:class:`TreeSpec`; ``"joint"`` alone models
+        interactions between shared and own parameters, at the price of more data per leaf; the
+        default adds it to the additive kernels, so interactions are modelled once the data show
+        them); no effect on ``"tree-paper"`` (whose
         leaves see no shared column) or on the baselines (no shared columns on nodes: every column of
         a leaf is its own).
       path_ei: ``"linear"`` (default: eq. 6 as in the paper) or ``"shared"``: the leaf value whose EI
@@ -1033,7 +1059,7 @@ class Tree(SampledConfig):
     kind: ClassVar[str] = "tree"
     mode: str = "tree"
     strategy: str | None = None
-    shared_kernel: str = "additive"
+    shared_kernel: str = "additive+joint"
     path_ei: str = "linear"
     shared_weights: str | None = None
     kernel: str = "matern52"
