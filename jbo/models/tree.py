@@ -1028,9 +1028,9 @@ class Tree(SampledConfig):
     Attributes:
       mode: ``"tree"`` (node terms plus shared parameters in the leaf GPs, additively and jointly;
         shrinkage prior on the linear shared weights; leaf chosen by the larger of path EI and full
-        EI), ``"tree-paper"`` (the paper's model: shared parameters linear through the nodes only, two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in
-        every leaf) or ``"marginal"`` (scalar nodes with ``c`` integrated out, EI in every leaf). See
-        :func:`model_structure`.
+        EI), ``"tree-paper"`` (the paper's model: shared parameters linear through the nodes only,
+        two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in every leaf) or ``"marginal"``
+        (scalar nodes with ``c`` integrated out, EI in every leaf). See :func:`model_structure`.
       strategy: how a proposal searches the leaves, one of :data:`STRATEGIES` (see :func:`_propose`);
         ``None``: the mode's default (:data:`DEFAULT_STRATEGY`: ``"auto"`` for ``"tree"``,
         ``"two_step"`` for ``"tree-paper"``, ``"all_leaves"`` for the baselines).
