@@ -732,6 +732,7 @@ def test_weight_prior_of_each_mode():
         models.create("tree", shared_weights="none")
     shrunk = tree.model_for(space, "tree", shared_weights="shrinkage")[0]
     assert (shrunk.variance_per, shrunk.shared_variance_loc, shrunk.shared_variance_scale) == ("split", *tree.SHRINKAGE)
+    assert tree.model_for(space, "tree")[0] == shrunk  # the mode's default, as for Tree
     assert tree.model_for(space, "tree-paper")[0].variance_per == "node"
 
 

@@ -976,9 +976,14 @@ propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acq
 # ----------------------------------------------------------------------------- the model
 
 
+def default_weight_prior(mode: str) -> str:
+    """``"shrinkage"`` for ``"tree"``, whose leaf GPs also model the shared parameters, else ``"paper"``."""
+    return "shrinkage" if mode == "tree" else "paper"
+
+
 @functools.lru_cache(maxsize=32)
 def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive+joint",
-              path_ei: str = "linear", shared_weights: str = "paper"):
+              path_ei: str = "linear", shared_weights: str | None = None):
     """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
 
@@ -987,11 +992,12 @@ def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, sh
       mode: one of :data:`MODES`.
       kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
       shared_kernel, path_ei: see :class:`TreeSpec`.
-      shared_weights: prior of the linear shared weights, one of :data:`SHARED_WEIGHTS` (:class:`Tree`).
+      shared_weights: prior of the linear shared weights, one of :data:`SHARED_WEIGHTS`, or ``None``: the
+        mode's default (:func:`default_weight_prior`).
     """
     structure = space.tree()
     weights = {}
-    if shared_weights == "shrinkage":
+    if (shared_weights or default_weight_prior(mode)) == "shrinkage":
         loc, scale = SHRINKAGE
         weights = dict(variance_per="split", shared_variance_loc=loc, shared_variance_scale=scale)
     spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp), shared_kernel, path_ei,
@@ -1038,9 +1044,8 @@ class Tree(SampledConfig):
         sees shared columns combines them with its own (:class:`TreeSpec`; ``"joint"`` alone models
         interactions between shared and own parameters, at the price of more data per leaf; the
         default adds it to the additive kernels, so interactions are modelled once the data show
-        them); no effect on ``"tree-paper"`` (whose
-        leaves see no shared column) or on the baselines (no shared columns on nodes: every column of
-        a leaf is its own).
+        them); no effect on ``"tree-paper"`` (whose leaves see no shared column) or on the baselines
+        (no shared columns on nodes: every column of a leaf is its own).
       path_ei: ``"linear"`` (default: eq. 6 as in the paper) or ``"shared"``: the leaf value whose EI
         scores leaves in the two-step searches (:class:`TreeSpec`, :func:`path_moments`); only matters
         with an additive kernel on shared columns.
@@ -1073,9 +1078,7 @@ class Tree(SampledConfig):
     def weight_prior(self) -> str:
         """The prior of the linear shared weights actually used: ``shared_weights``, or ``"shrinkage"``
         for ``"tree"`` and the paper's for the other modes."""
-        if self.shared_weights is not None:
-            return self.shared_weights
-        return "shrinkage" if self.mode == "tree" else "paper"
+        return self.shared_weights or default_weight_prior(self.mode)
 
     @property
     def search(self) -> str:
