@@ -33,6 +33,7 @@ import datetime
 import functools
 import json
 import os
+import re
 import sys
 import time
 
@@ -166,6 +167,12 @@ def search_note(calls) -> str:
     return "".join(f" (search {s})" for s in sorted(searches))
 
 
+def gpu_of(machine: str) -> str | None:
+    """The GPU named in a call's machine line (``"... gpu (NVIDIA H200); ..."`` -> ``"NVIDIA H200"``), else None."""
+    match = re.search(r"gpu \(([^)]+)\)", machine)
+    return match.group(1) if match else None
+
+
 def mean_std(best) -> str:
     import numpy as np
 
@@ -206,7 +213,9 @@ def write_report(results: dict) -> None:
              "Best value found after the whole budget (mean ± std over seeds, as the paper reports). Each row is"
              " one or more `jbo.minimize_many` calls (all seeds of a method in one compiled program); \"s / run\""
              " is the wall time of those calls without compilation divided by the number of seeds (the seeds"
-             " run together, vmapped, on this machine's 2 cores, busy with other work), compile time apart."
+             " run together, vmapped), compile time apart, on the machine above (2 CPU cores, busy with other"
+             " work) unless the column names a GPU: those rows ran on that card (jax and Python as noted"
+             " below the table)."
              " BO methods start from the same n_init Sobol points (the budget counts them); the paper's code"
              " started from the box's centre and one uniform point. Paper: 5 runs each; its Matérn and BOCK"
              " columns are beside jbo's, the best of its other six baselines in the last column.", "",
@@ -228,12 +237,20 @@ def write_report(results: dict) -> None:
         note = "" if budget == PAPER_BUDGET.get(dim) else f" (paper {PAPER_BUDGET.get(dim, '–')})"
         seeds_note = f"{len(seeds)}" + ("" if len(seeds) >= 5 else " (paper 5)")
         compile_text = ", ".join(f"{c:.0f}" for c in compile_seconds)
+        gpus = sorted({gpu_of(c.get("machine", "")) for c in calls} - {None})
+        compile_text += "".join(f"; {g}" for g in gpus)
         n_init = "–" if method == "random" else init.removeprefix("init")
         lines.append(f"| {problem} ({OPTIMA[problem]:g}) | {dim} | {budget}{note} | {n_init} | {method} | {seeds_note} |"
                      f" {mean_std(best)} | {paper.get('matern', '–')} | {paper.get('bock', '–')} |"
                      f" {per_seed:.0f} ({compile_text}) | {PAPER_OTHERS.get((problem, dim), '–')} |")
         curves.setdefault((problem, dim, budget, init), {})[method] = np.stack(
             [np.asarray(entry["seeds"][s]["values"], float) for s in seeds])
+    gpu_machines = sorted({c["machine"] for _, entry in rows.values() for c in entry.get("calls", {}).values()
+                           if gpu_of(c.get("machine", ""))})
+    if gpu_machines:
+        lines += ["", "Rows that name a GPU ran there, with that machine's own Python stack: "
+                  + "; ".join(f"`{m}`" for m in gpu_machines) + ". The Matérn baseline's float64 program stalls"
+                  " on this CPU machine (README, BOCK's known problem), so its rows were run on the GPU."]
     lines += ["", "Acceptance (issue 13), on the rows above:"]
     for (problem, dim, budget, init) in sorted({k[:4] for k in means}):
         get = lambda m: means.get((problem, dim, budget, init, m))  # noqa: E731
