@@ -14,14 +14,13 @@ import os as _os
 # OPENBLAS_NUM_THREADS from the user wins.
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-# XLA:CPU's concurrency-optimised scheduler (jax 0.10.2) deadlocked compiled suggestions: BOCK's
-# program on a few points at the cube's corners waited forever with every runtime thread idle, and
-# long ``minimize_many`` runs stopped the same way. The sequential scheduler ran the same programs to
-# completion (XLA reads the flag when its CPU backend starts, so this must precede any computation).
-# An explicit setting in XLA_FLAGS wins.
-_SCHEDULER_FLAG = "--xla_cpu_enable_concurrency_optimized_scheduler"
-if _SCHEDULER_FLAG not in _os.environ.get("XLA_FLAGS", ""):
-    _os.environ["XLA_FLAGS"] = f"{_os.environ.get('XLA_FLAGS', '')} {_SCHEDULER_FLAG}=false".strip()
+# Two XLA:CPU deadlocks of jax 0.10.2 (jbo/_xla_cpu.py): the concurrency-optimised scheduler is turned
+# off before the CPU backend starts (an explicit XLA_FLAGS setting wins), and batched LAPACK calls are
+# lowered on CPU to loops of unbatched ones (JBO_SERIAL_LAPACK=0 keeps JAX's lowering).
+from jbo import _xla_cpu  # noqa: E402
+
+_xla_cpu.disable_concurrency_optimized_scheduler()
+_xla_cpu.serialize_batched_lapack()
 
 from jbo import cache as _cache  # noqa: E402
 

@@ -92,8 +92,9 @@ def _cpu_description() -> str:
 @functools.lru_cache(maxsize=None)
 def fingerprint() -> str:
     """Digest of what every compiled program depends on besides its arguments: jbo's source files,
-    the versions of the libraries that build the programs, the backend and its devices, the CPU and
-    ``XLA_FLAGS``. A change to any of them makes every stored program a miss."""
+    the versions of the libraries that build the programs, the backend and its devices, the CPU,
+    ``XLA_FLAGS`` and ``JBO_SERIAL_LAPACK`` (:mod:`jbo._xla_cpu`). A change to any of them makes every
+    stored program a miss."""
     import sys
 
     import jax
@@ -114,7 +115,8 @@ def fingerprint() -> str:
             version = None
         digest.update(f"{distribution}={version};".encode())
     devices = ",".join(f"{d.platform}:{d.device_kind}" for d in jax.devices())
-    digest.update(f"{sys.version};{devices};{jax.process_count()};{os.environ.get('XLA_FLAGS', '')};".encode())
+    digest.update(f"{sys.version};{devices};{jax.process_count()};{os.environ.get('XLA_FLAGS', '')};"
+                  f"{os.environ.get('JBO_SERIAL_LAPACK', '')};".encode())
     digest.update(_cpu_description().encode())
     return digest.hexdigest()
 

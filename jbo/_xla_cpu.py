@@ -1,0 +1,94 @@
+"""Workarounds for two XLA:CPU runtime deadlocks (jax 0.10.2), installed when jbo is imported.
+
+Both stalls leave every runtime thread idle and the caller waiting forever in ``block_until_ready``:
+
+1. XLA:CPU's concurrency-optimised scheduler deadlocked compiled suggestions (BOCK's program on a few
+   points at the cube's corners, long ``minimize_many`` runs). The sequential scheduler runs the same
+   programs to completion, so :func:`disable_concurrency_optimized_scheduler` turns it off (XLA reads
+   the flag when its CPU backend starts, so this must precede any computation). An explicit setting
+   in ``XLA_FLAGS`` wins.
+
+2. jaxlib's batched LAPACK kernels (``lapack_*_ffi``: the triangular solve, Cholesky, ...) split a
+   batch into chunks, schedule them on XLA's intra-op thread pool and block that thread until they are
+   done (``ParallelBatchMap``). When as many such calls run at once as the pool has threads, say two
+   independent batched solves of a ``vmap`` over hyperparameter samples on a 2-core machine, every
+   thread blocks and no thread is left to run the chunks: gdb showed both ``tf_XLAEigen`` threads in
+   ``lapack_dtrsm_ffi`` → ``ParallelBatchMap`` → ``BlockingCounter::Wait``. Seen with the ``matern``
+   model in float64 on 20-d Rosenbrock: the ask/tell loop stopped at 110 evaluations and
+   ``minimize_many`` within seconds at 200. :func:`serialize_batched_lapack` lowers a batched call of
+   these primitives on CPU to a loop over the batch of unbatched calls, which LAPACK runs inline, so no
+   thread ever waits on the pool. Each matrix is factorised or solved by the same LAPACK routine as
+   before, so the values are unchanged; the batch only loses the parallelism across its matrices.
+   ``JBO_SERIAL_LAPACK=0`` in the environment leaves JAX's lowering alone.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+_SCHEDULER_FLAG = "--xla_cpu_enable_concurrency_optimized_scheduler"
+
+
+def disable_concurrency_optimized_scheduler() -> None:
+    """Add ``--xla_cpu_enable_concurrency_optimized_scheduler=false`` to ``XLA_FLAGS`` unless it is set."""
+    if _SCHEDULER_FLAG not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_SCHEDULER_FLAG}=false".strip()
+
+
+def _batched_as_loop(primitive, original):
+    """A CPU lowering of ``primitive`` that runs a batched call as ``lax.map`` over unbatched ones.
+
+    Every operand and result of these primitives carries the batch in its leading dimensions, those of
+    the first operand before its last two (matrix) dimensions.
+    """
+    import jax
+    from jax.interpreters import mlir
+
+    def rule(ctx, *operands, **params):
+        batch = ctx.avals_in[0].shape[:-2]
+        size = math.prod(batch)
+        if size <= 1:
+            return original(ctx, *operands, **params)
+
+        def looped(*arrays):
+            flat = tuple(a.reshape((size,) + a.shape[len(batch):]) for a in arrays)
+            out = jax.lax.map(lambda args: primitive.bind(*args, **params), flat)
+            outs = out if primitive.multiple_results else [out]
+            outs = [o.reshape(batch + o.shape[1:]) for o in outs]
+            return outs if primitive.multiple_results else outs[0]
+
+        return mlir.lower_fun(looped, multiple_results=primitive.multiple_results)(ctx, *operands)
+
+    return rule
+
+
+def serialize_batched_lapack() -> bool:
+    """Install the looped CPU lowering for JAX's batched LAPACK primitives (see the module docstring).
+
+    Returns:
+      Whether it was installed (``False`` when ``JBO_SERIAL_LAPACK=0`` or when this JAX keeps its
+      lowerings elsewhere: the workaround then silently stays off).
+    """
+    if os.environ.get("JBO_SERIAL_LAPACK", "1") == "0":
+        return False
+    try:
+        from jax._src.interpreters import mlir as mlir_internal
+        from jax._src.lax import linalg
+
+        table = mlir_internal._platform_specific_lowerings["cpu"]
+        primitives = [getattr(linalg, name) for name in
+                      ("triangular_solve_p", "cholesky_p", "lu_p", "eigh_p", "geqrf_p", "householder_product_p",
+                       "svd_p") if hasattr(linalg, name)]
+    except (ImportError, AttributeError, KeyError):
+        return False
+    from jax.interpreters import mlir
+
+    for primitive in primitives:
+        entry = table.get(primitive)
+        if entry is None or getattr(entry.rule, "_jbo_serialized", False):
+            continue
+        rule = _batched_as_loop(primitive, entry.rule)
+        rule._jbo_serialized = True
+        mlir.register_lowering(primitive, rule, platform="cpu")
+    return True
