@@ -249,8 +249,9 @@ def write_report(results: dict) -> None:
                            if gpu_of(c.get("machine", ""))})
     if gpu_machines:
         lines += ["", "Rows that name a GPU ran there, with that machine's own Python stack: "
-                  + "; ".join(f"`{m}`" for m in gpu_machines) + ". The Matérn baseline's float64 program stalls"
-                  " on this CPU machine (README, BOCK's known problem), so its rows were run on the GPU."]
+                  + "; ".join(f"`{m}`" for m in gpu_machines) + ". The Matérn rows were run there while its"
+                  " float64 program still deadlocked on this 2-core CPU (jaxlib's batched LAPACK calls, worked"
+                  " around since 7ad3488: `jbo/_xla_cpu.py`)."]
     lines += ["", "Acceptance (issue 13), on the rows above:"]
     for (problem, dim, budget, init) in sorted({k[:4] for k in means}):
         get = lambda m: means.get((problem, dim, budget, init, m))  # noqa: E731
