@@ -39,7 +39,9 @@ class SliceInfo(NamedTuple):
 
 def _safe(logdensity_fn):
     def fn(z):
-        value = logdensity_fn(z)
+        # In z's dtype: with float64 enabled, a float32 model's prior terms built from Python floats
+        # come back as float64, which the sampler's loops would not carry.
+        value = jnp.asarray(logdensity_fn(z), z.dtype)
         return jnp.where(jnp.isnan(value), -jnp.inf, value)
 
     return fn

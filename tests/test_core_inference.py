@@ -191,6 +191,22 @@ def test_sweep_stalls_gracefully_on_a_spike(fill):
     assert int(info.num_stalled) == 3
 
 
+def test_sweep_keeps_the_dtype_of_z_when_the_density_is_wider():
+    """A float32 chain whose density comes back in float64 (x64 enabled, a prior built from Python floats,
+    as BOCK's float32 runs under ``jax_enable_x64``): the sweep runs and stays in float32."""
+    assert jax.config.jax_enable_x64
+    z0 = jnp.array([0.3, -0.2], jnp.float32)
+
+    def logdensity(z):
+        return -0.5 * jnp.sum(z.astype(jnp.float64) ** 2)
+
+    z, logp, info = jax.jit(lambda key: jslice.sweep(key, z0, jnp.asarray(jnp.nan, jnp.float32), logdensity, 1.0))(
+        jax.random.key(0))
+    assert z.dtype == jnp.float32 and logp.dtype == jnp.float32
+    np.testing.assert_allclose(float(logp), float(logdensity(z)), rtol=1e-6)
+    assert int(info.num_stalled) == 0
+
+
 def test_slice_sampler_kernel_reports_stalls_under_mcmc():
     """The ``potential_fn`` form under numpyro's MCMC, on a nan-everywhere-but-one-point density."""
     potential = lambda z: -_spike(z["z"], jnp.nan)
