@@ -12,7 +12,11 @@ compiled, ``vmap``-ped program (observations padded to the budget from the first
 * ``bock-floor`` (opt-in, not in the paper): ``bock`` with ``noise_floor=1e-10`` instead of jbo's ``1e-6``
   (an investigation of the Rosenbrock row; see the section's notes);
 * ``bock-centre`` (opt-in): ``bock`` with ``design="centre"``, the initial design of the paper's code
-  (the box's centre first).
+  (the box's centre first);
+* ``bock-objective`` (opt-in): ``bock`` with ``units="objective"``: the targets in the objective's own units
+  under the authors' priors, whose bounds are stated in those units (:class:`jbo.models.bock.BOCK`);
+* ``bock-reference`` (opt-in): ``bock-objective`` with the centre start, i.e. the model and start of the
+  paper's code.
 
 Repeated Hartmann6 at 20 (100) dimensions is the mean over 3 (16) Hartmann6 blocks on the first 18 (96)
 coordinates, the last 2 (4) being dummies, as in the reference code. Every BO method starts from the same ``--n-init`` Sobol points (default 2, the paper's count: its code
@@ -42,7 +46,7 @@ import _common  # noqa: E402
 
 RESULTS = os.path.join(_common.RESULTS, "bock_runs.json")  # --results replaces it (e.g. for a smoke test)
 PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
-METHODS = ("bock", "matern", "gp", "random", "bock-floor", "bock-centre")
+METHODS = ("bock", "matern", "gp", "random", "bock-floor", "bock-centre", "bock-objective", "bock-reference")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # A method name is a jbo model name, or one of these: a model with options (investigations, opt-in).
 VARIANTS = {
@@ -52,6 +56,10 @@ VARIANTS = {
     # BOCK whose initial design starts at the box's centre, as the reference code's runs do (the centre
     # and one uniform point), the remaining n_init - 1 points from jbo's Sobol design.
     "bock-centre": ("bock", {"design": "centre"}),
+    # BOCK on the objective's own units under the authors' priors, whose bounds are stated in those units
+    # (BOCK(units="objective")); with the reference code's start as well (the centre, then one point).
+    "bock-objective": ("bock", {"units": "objective"}),
+    "bock-reference": ("bock", {"units": "objective", "design": "centre"}),
 }
 PAPER_BUDGET = {20: 200, 50: 400, 100: 600}
 # Oh et al. 2018, Table 1: best value found, mean ± std over 5 runs (Matérn, BOCK; the other columns below).

@@ -107,10 +107,15 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+#: The models that take BOCK's options (``--units``).
+BOCK_MODELS = ("bock", "bock-w", "bock-b")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``jbo`` argument parser (valid names come from the library's registries)."""
     from jbo import inference, loop, models
     from jbo.benchmarks import list_problems
+    from jbo.models.bock import UNITS as BOCK_UNITS
 
     parser = argparse.ArgumentParser(
         prog="jbo", description="jbo: Bayesian optimisation as composable JAX functions.",
@@ -162,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
                               help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that "
                                    "ensemble members train in parallel, one device per core (default: one per core, "
                                    "at most --n-networks, for --model ensemble; otherwise JAX's single device)")
+    bock_options = run.add_argument_group("BOCK options (--model bock|bock-w|bock-b)")
+    bock_options.add_argument("--units", choices=BOCK_UNITS, default=None,
+                              help="what BOCK's priors are stated for: standardised targets (jbo's, the default) "
+                                   "or the objective's own units (the authors' code; not scale-invariant)")
     run.add_argument("--out", default=None,
                      help="output directory (default runs/<problem>-<model>-<inference>-s<seed>)")
     run.add_argument("--resume", action="store_true",
@@ -350,6 +359,12 @@ def cmd_run(args) -> int:
         if resuming:
             run_parser.error("--resume continues the run with the journal's settings; drop --escape")
         options["escape"] = True
+    if args.units is not None:
+        if resuming:
+            run_parser.error("--resume continues the run with the journal's settings; drop --units")
+        if settings["model"] not in BOCK_MODELS:
+            run_parser.error(f"--units: an option of --model {'|'.join(BOCK_MODELS)}, not {settings['model']!r}")
+        options["units"] = args.units
     explicit = {} if resuming else {k: settings[k] for k in ("model", "acquisition", "seed")}
     if not resuming and settings["inference"] is not None:
         explicit["inference"] = settings["inference"]

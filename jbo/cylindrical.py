@@ -134,10 +134,10 @@ class Cylindrical(Kernel):
     * ``lengthscale``: log-uniform on ``[e^{-6}/R, sqrt(2/R)]``: the authors' flat prior on
       ``log ℓ²`` over ``[-12, log 2R]`` on their radius scale ``[0, R]``, rescaled
       (:func:`jbo.priors.radius_lengthscale_prior`);
-    * ``amplitude``: jbo's log-normal with median 1 (:func:`jbo.priors.amplitude_prior`). The authors'
-      code leaves ``log σ²`` flat (bounded) and starts it at the data's spread; jbo's targets are
-      standardised and prior draws need a proper prior, so a log-normal centred on that spread (1)
-      takes its place.
+    * ``amplitude``: jbo's log-normal with median 1 (:func:`jbo.priors.amplitude_prior`) on standardised
+      targets. The authors' code leaves ``log σ²`` flat on ``[-12, 20]`` in the objective's own units;
+      that prior is ``objective_units=True`` (:func:`jbo.priors.reference_amplitude_prior`, for
+      ``BOCK(units="objective")``).
 
     The numpyro sites are ``amplitude``, ``radius_lengthscale``, ``angular_weights`` (a vector),
     ``radius_warp_a`` and ``radius_warp_b``, after ``prefix``.
@@ -145,16 +145,20 @@ class Cylindrical(Kernel):
     Attributes:
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper uses 3).
       warp: Kumaraswamy warp of the radius (``False``: BOCK-W).
+      objective_units: the amplitude prior is the authors', for targets in the objective's units.
     """
 
     degree: int = 3
     warp: bool = True
+    objective_units: bool = False
 
     def __post_init__(self):
         if not (isinstance(self.degree, int) and self.degree >= 0):
             raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
         if not isinstance(self.warp, bool):
             raise ValueError(f"warp must be true or false, got {self.warp!r}")
+        if not isinstance(self.objective_units, bool):
+            raise ValueError(f"objective_units must be true or false, got {self.objective_units!r}")
 
     # -- pieces ---------------------------------------------------------------------------
     def warped_radius(self, params, t):
@@ -225,7 +229,8 @@ class Cylindrical(Kernel):
 
     def sample_params(self, dim, prefix=""):
         params = {
-            "amplitude": priors.sample(prefix + "amplitude", priors.amplitude_prior()),
+            "amplitude": priors.sample(prefix + "amplitude", priors.reference_amplitude_prior() if self.objective_units
+                                       else priors.amplitude_prior()),
             "lengthscale": priors.sample(prefix + "radius_lengthscale", priors.radius_lengthscale_prior(dim)),
             "angular": priors.sample(prefix + "angular_weights", priors.angular_weight_prior(), (self.degree + 1,)),
         }
@@ -456,11 +461,16 @@ def predict_joint(kernel: Cylindrical, post: BockPosterior, x, boundary: bool = 
 
 
 def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, noise_scale: float = 0.1,
-                   noise_floor: float = 1e-6):
+                   noise_floor: float = 1e-6, objective_units: bool = False):
     """BOCK's surrogate: the exact GP with constant mean over :class:`Cylindrical`.
 
     The priors are those of :func:`jbo.models.gp.exact_gp` (horseshoe on the noise variance, normal
-    on the constant mean) and of :meth:`Cylindrical.sample_params`; ``log_likelihood``,
+    on the constant mean) and of :meth:`Cylindrical.sample_params`, for standardised targets. With
+    ``objective_units`` they are the authors' (HyperSphere), for targets in the objective's own units
+    (centred): signal variance log-uniform on ``[e⁻¹², e²⁰]``, noise variance a horseshoe with scale
+    0.1 on ``[e⁻¹², e¹⁶]``, constant mean uniform between the smallest and largest observed value
+    (:func:`jbo.priors.reference_amplitude_prior` and its neighbours), and no noise floor beyond the
+    prior's lower bound (``noise_floor`` is then ignored). ``log_likelihood``,
     ``condition``, ``predict``, ``fantasize`` and ``predict_joint`` handle observations at the
     origin by the paper's centre rule (:func:`predict`, :func:`log_marginal_likelihood`). Without
     such observations they coincide with the exact GP's.
@@ -477,24 +487,39 @@ def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, n
       noise_floor: added to the sampled noise variance (standardised units; as
         :func:`jbo.models.gp.exact_gp`'s). The Cholesky factorisations add a jitter of ``1e-8``
         (float64) on top.
+      objective_units: the authors' priors, for targets in the objective's units (see above).
     Returns:
       A :class:`~jbo.models.base.Surrogate` named ``"bock"`` with params ``{"kernel", "noise", "mean"}``.
     """
     if not isinstance(boundary, bool):
         raise ValueError(f"boundary must be true or false, got {boundary!r}")
-    return _bock_surrogate(warp, boundary, degree, float(noise_scale), float(noise_floor))
+    if not isinstance(objective_units, bool):
+        raise ValueError(f"objective_units must be true or false, got {objective_units!r}")
+    return _bock_surrogate(warp, boundary, degree, float(noise_scale), 0.0 if objective_units else float(noise_floor),
+                           objective_units)
 
 
 @functools.lru_cache(maxsize=None)
-def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float, noise_floor: float = 1e-6):
+def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float, noise_floor: float = 1e-6,
+                    objective_units: bool = False):
+    import numpyro
+
     from jbo.models.base import Surrogate
     from jbo.models.gp import exact_gp
 
-    kernel = Cylindrical(degree=degree, warp=warp)
+    kernel = Cylindrical(degree=degree, warp=warp, objective_units=objective_units)
     gp = exact_gp(kernel, noise_floor=noise_floor, noise_scale=noise_scale)
+
+    def reference_prior(data: Data):
+        return {
+            "kernel": kernel.sample_params(data.x.shape[-1]),
+            "noise": numpyro.sample("noise", priors.reference_noise_prior(noise_scale)),
+            "mean": numpyro.sample("mean", priors.reference_mean_prior(data.y, data.mask)),
+        }
+
     return Surrogate(
         name="bock",
-        prior=gp.prior,
+        prior=reference_prior if objective_units else gp.prior,
         log_likelihood=lambda params, data: log_marginal_likelihood(kernel, params, data, None, noise_floor),
         condition=lambda params, data: condition(kernel, params, data, None, noise_floor),
         predict=lambda post, x: predict(kernel, post, x, boundary, None, noise_floor),

@@ -225,8 +225,8 @@ def standardize(history: History, failures: str):
     scale).
 
     Returns:
-      ``(data, best, num_ok)``: :class:`~jbo.data.Data`, the standardised incumbent and the number of
-      successful rows.
+      ``(data, best, num_ok, scale)``: :class:`~jbo.data.Data`, the standardised incumbent, the number of
+      successful rows and the scale the targets were divided by (objective units per standardised unit).
     """
     ok = history.mask & jnp.isfinite(history.y)
     if history.feasible is not None:  # the objective is modelled on the feasible evaluations (CEI)
@@ -243,7 +243,7 @@ def standardize(history: History, failures: str):
     scale = jnp.where(std > 1e-12 * jnp.maximum(1.0, jnp.abs(mean)), std, 1.0)
     y_std = jnp.where(mask, (y - mean) / scale, 0.0)
     x = jnp.where(mask[:, None], history.x, 0.5)
-    return Data(x, y_std, mask), jnp.min(jnp.where(mask, y_std, jnp.inf)), jnp.sum(ok)
+    return Data(x, y_std, mask), jnp.min(jnp.where(mask, y_std, jnp.inf)), jnp.sum(ok), scale
 
 
 def feasibility(history: History, failures: str) -> Data:
@@ -299,7 +299,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
     model = models.model_of(settings.model)
-    data, best, num_ok = standardize(history, settings.failures)
+    data, best, num_ok, scale = standardize(history, settings.failures)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
@@ -307,7 +307,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     num_constraints = 0 if history.constraints is None else history.constraints.shape[-1]
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
-                    constraint_data(history) if num_constraints else None)
+                    constraint_data(history) if num_constraints else None, scale)
     acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
     x, new_state, info = model.step(settings.model, space, acquisition, model_state, inputs, k_model)
     ready = num_ok >= 2

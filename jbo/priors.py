@@ -154,6 +154,62 @@ def radius_lengthscale_prior(dim: int, log_lower: float = -12.0) -> dist.Distrib
     return dist.LogUniform(math.exp(0.5 * log_lower) / radius, math.sqrt(2.0 / radius))
 
 
+# The bounds of the authors' code (HyperSphere ``GP/modules/gp_modules.py`` and
+# ``GP/likelihoods/modules/gaussian.py``), in the objective's own units: log σ² ∈ [-12, 20] for the
+# signal variance, log σ_n² ∈ [-12, 16] for the noise variance.
+REFERENCE_AMPLITUDE_BOUNDS = (math.exp(-12.0), math.exp(20.0))
+REFERENCE_NOISE_BOUNDS = (math.exp(-12.0), math.exp(16.0))
+
+
+class BoundedHorseshoe(Horseshoe):
+    r"""The :class:`Horseshoe` restricted to ``[low, high]`` (log density unnormalised, as the horseshoe's).
+
+    ``sample`` draws from the horseshoe and moves a draw that falls outside just inside the bounds:
+    prior draws only start jbo's chains and MAP restarts, which need a point of the support.
+
+    Args:
+      scale: the horseshoe's global scale ``s``.
+      low, high: the bounds (``0 < low < high``).
+    """
+
+    arg_constraints = {"scale": constraints.positive}
+
+    def __init__(self, scale=0.1, low=REFERENCE_NOISE_BOUNDS[0], high=REFERENCE_NOISE_BOUNDS[1], *,
+                 validate_args=None):
+        self.low, self.high = low, high
+        super().__init__(scale, validate_args=validate_args)
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    def sample(self, key, sample_shape=()):
+        inside = (1.0 + 1e-3) * self.low, (1.0 - 1e-3) * self.high
+        return jnp.clip(super().sample(key, sample_shape), *inside)
+
+
+def reference_amplitude_prior() -> dist.Distribution:
+    """The authors' prior on BOCK's signal variance, in the objective's units: flat in ``log σ²`` on
+    ``[-12, 20]`` (log-uniform on ``[e⁻¹², e²⁰]``)."""
+    return dist.LogUniform(*REFERENCE_AMPLITUDE_BOUNDS)
+
+
+def reference_noise_prior(scale: float = 0.1) -> dist.Distribution:
+    """The authors' prior on BOCK's noise variance, in the objective's units: Spearmint's horseshoe
+    with scale ``0.1`` on ``[e⁻¹², e¹⁶]``."""
+    return BoundedHorseshoe(scale, *REFERENCE_NOISE_BOUNDS)
+
+
+def reference_mean_prior(y, mask) -> dist.Distribution:
+    """The authors' prior on BOCK's constant mean: uniform between the smallest and the largest observed
+    value (their ``stable_parameters``); ``y`` ``(N,)`` in any units, ``mask`` its real rows. A
+    range of zero width (one value) is widened by ``1e-6 (1 + |y|)`` on each side."""
+    low = jnp.min(jnp.where(mask, y, jnp.inf))
+    high = jnp.max(jnp.where(mask, y, -jnp.inf))
+    pad = jnp.where(high - low > 0.0, 0.0, 1e-6 * (1.0 + jnp.abs(low)))
+    return dist.Uniform(low - pad, high + pad)
+
+
 def radius_warp_prior(low: float, high: float) -> dist.Distribution:
     r"""Log-uniform prior on a shape parameter of BOCK's Kumaraswamy radius warp (eq. 8).
 

@@ -527,6 +527,7 @@ def test_bock_suggestions_are_inside_the_box(seed, n, origin, corners, pending):
     (dict(degree=-1), "degree"), (dict(degree=2.0), "degree"), (dict(degree=True), "degree"),
     (dict(warp="yes"), "warp"), (dict(boundary=1), "boundary"), (dict(num_samples=0), "num_samples"),
     (dict(inference="hmc"), "inference"), (dict(noise_floor=0.0), "noise_floor"), (dict(noise_floor="1"), "noise_floor"),
+    (dict(units="raw"), "units"),
 ])
 def test_bock_config_validation_names_the_field(options, field):
     from jbo import models
@@ -661,3 +662,106 @@ def test_cli_runs_the_matern_baseline(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit):
         cli.main(["run", "--quiet", "--model", "bock", "--escape", "--out", "runs/x"])
     assert "escape" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------------------------
+# units="objective": the authors' priors, stated in the objective's units
+# --------------------------------------------------------------------------------------------
+def test_objective_units_likelihood_is_the_standardised_one_rescaled():
+    """Targets ``y = s·y_std`` with amplitude ``s²σ²``, noise ``s²σ_n²`` and mean ``s·m`` have the density of
+    the standardised problem times ``s⁻ᴺ`` (change of variables), with and without the origin observed:
+    the objective-units surrogate is the same GP, only its priors differ."""
+    rng = np.random.default_rng(3)
+    x = points(rng, 9, 4, origin=1)
+    y_std = rng.normal(size=9)
+    scale = 3.7e4
+    params = gp_params(5, 4, noise=0.02, mean=0.3)
+    scaled = {"kernel": dict(params["kernel"], amplitude=params["kernel"]["amplitude"] * scale**2),
+              "noise": params["noise"] * scale**2, "mean": params["mean"] * scale}
+    tiny = 1e-300  # no noise floor on the standardised side either (the objective units add none)
+    standard = bock_surrogate(noise_floor=tiny).log_likelihood(params, padded(x, y_std))
+    objective = bock_surrogate(objective_units=True).log_likelihood(scaled, padded(x, scale * y_std))
+    # rtol: the Cholesky's absolute jitter (1e-8) is not rescaled with the targets
+    np.testing.assert_allclose(float(objective), float(standard) - 9 * math.log(scale), rtol=1e-6)
+
+
+def test_objective_units_priors_are_the_authors_bounds():
+    from jbo import priors
+
+    rng = np.random.default_rng(0)
+    y = np.r_[rng.normal(scale=5e5, size=7), 0.0, 0.0]
+    mask = np.arange(9) < 7
+    mean_prior = priors.reference_mean_prior(jnp.asarray(y), jnp.asarray(mask))
+    assert float(mean_prior.low) == y[:7].min() and float(mean_prior.high) == y[:7].max()
+    one = priors.reference_mean_prior(jnp.asarray([2.5]), jnp.asarray([True]))  # one value: a small range
+    assert float(one.low) < 2.5 < float(one.high) and float(one.high - one.low) < 1e-4
+
+    noise = priors.reference_noise_prior()
+    draws = noise.sample(jax.random.key(0), (2000,))
+    low, high = priors.REFERENCE_NOISE_BOUNDS
+    assert np.all((draws > low) & (draws < high))
+    v = jnp.asarray([1e-4, 0.1, 30.0])
+    np.testing.assert_allclose(noise.log_prob(v), priors.Horseshoe(0.1).log_prob(v))
+    assert not bool(noise.support(jnp.asarray(high * 1.01))) and bool(noise.support(jnp.asarray(high * 0.99)))
+
+    with numpyro.handlers.seed(rng_seed=1):
+        kp = Cylindrical(objective_units=True).sample_params(20)
+    assert "amplitude" in kp
+    trace = numpyro.handlers.trace(numpyro.handlers.seed(
+        bock_surrogate(objective_units=True).prior, rng_seed=0)).get_trace(padded(points(rng, 5, 3), y[:5]))
+    assert trace["amplitude"]["fn"].support.lower_bound == pytest.approx(math.exp(-12.0))
+    assert trace["amplitude"]["fn"].support.upper_bound == pytest.approx(math.exp(20.0))
+    assert float(trace["mean"]["fn"].low) == y[:5].min()
+
+
+def test_objective_units_inputs_are_rescaled_and_need_the_scale():
+    from jbo.models import bock
+    from jbo.models.base import Inputs
+
+    data = padded(np.full((3, 2), 0.25), np.array([-1.0, 0.5, 0.5]))
+    inputs = Inputs(data, None, jnp.zeros((1, 2)), jnp.asarray(-1.0), jnp.asarray(True), jnp.asarray(1.0),
+                    scale=jnp.asarray(200.0))
+    out = bock.in_objective_units(inputs)
+    np.testing.assert_allclose(out.data.y, 200.0 * np.asarray(data.y))
+    assert float(out.best) == -200.0
+    np.testing.assert_array_equal(out.data.mask, data.mask)
+    with pytest.raises(ValueError, match="scale"):
+        bock.in_objective_units(inputs._replace(scale=None))
+
+
+def test_the_loop_hands_models_the_objective_scale():
+    """``standardize`` returns the standard deviation it divided by: the scale in Inputs."""
+    from jbo import loop
+
+    history = loop.History(jnp.zeros((4, 2)), jnp.asarray([3.0, 5.0, 7.0, 0.0]), jnp.asarray([True, True, True, False]))
+    data, best, num_ok, scale = loop.standardize(history, "worst")
+    np.testing.assert_allclose(float(scale), np.std([3.0, 5.0, 7.0]))
+    np.testing.assert_allclose(np.asarray(data.y)[:3] * float(scale) + 5.0, [3.0, 5.0, 7.0])
+
+
+def test_objective_units_suggestions_on_a_large_scale_objective():
+    """BOCK(units="objective") runs end to end on values of order 10⁶ (BOCK's Rosenbrock, where the
+    authors' bounds bind): finite suggestions inside the box, and the same ones for the same seed."""
+    import jbo
+
+    problem = rosenbrock3()
+
+    def run():
+        return jbo.minimize(problem.evaluate, problem.space(), budget=6, n_init=2, seed=4, model="bock",
+                            units="objective", design="centre", maximize=dict(SMALL, num_local=4), progress=False)
+
+    first, second = run(), run()
+    np.testing.assert_array_equal(first.values, second.values)
+    assert np.all(np.isfinite(first.values))
+
+    # The model saw the centred values in the objective's units: its sampled constant means lie between
+    # the smallest and the largest of them (the authors' prior), not on the standardised scale.
+    opt = jbo.Optimizer(problem.space(), model="bock", units="objective", design="centre", n_init=2, seed=4,
+                        maximize=dict(SMALL, num_local=4))
+    for _ in range(4):
+        candidate = opt.ask()
+        opt.tell(candidate, problem.evaluate(candidate))
+    y = np.asarray(opt.state.y[:4]) - np.mean(opt.state.y[:3])  # centred over the 3 values the model saw
+    means = np.asarray(opt.state.model_state.params["mean"])
+    assert np.all((means >= y[:3].min()) & (means <= y[:3].max()))
+    assert np.ptp(y[:3]) > 100.0 and np.max(np.abs(means)) > 10.0

@@ -257,6 +257,15 @@ def test_escape_flag_reaches_the_journal_and_needs_a_gp(capsys):
     assert read_journal("runs/d")[0]["settings"]["model"]["escape"] is False
 
 
+def test_units_flag_reaches_the_journal_and_needs_bock(capsys):
+    with pytest.raises(SystemExit) as err:
+        run("--model", "gp", "--units", "objective", "--budget", "2", "--out", "runs/gu")
+    assert err.value.code == 2 and "--units" in capsys.readouterr().err
+    assert run("--model", "bock-b", "--units", "objective", "--budget", "2", "--n-init", "2", "--out", "runs/bu") == 0
+    model = read_journal("runs/bu")[0]["settings"]["model"]
+    assert model["units"] == "objective" and model["boundary"] is True
+
+
 def test_centre_design_flag_evaluates_the_centre_first_and_is_checked_on_resume(capsys):
     assert run("--budget", "2", "--n-init", "2", "--design", "centre", "--out", "runs/centre") == 0
     header, first = read_journal("runs/centre")[:2]

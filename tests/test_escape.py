@@ -179,12 +179,12 @@ def test_training_rows_keep_the_order_of_observation():
     """The stall rule reads the recent history, so failures are imputed in place (or masked), not moved."""
     history = loop.History(np.array([[0.0], [0.1], [0.2], [0.3], [0.5]]), np.array([3.0, np.nan, 1.0, 2.0, np.nan]),
                            np.array([True, True, True, True, False]))
-    data, best, num_ok = loop.standardize(history, "worst")
+    data, best, num_ok, _ = loop.standardize(history, "worst")
     np.testing.assert_array_equal(np.asarray(data.mask), [True, True, True, True, False])
     values = np.array([3.0, 3.0, 1.0, 2.0])
     np.testing.assert_allclose(np.asarray(data.y)[:4], (values - values.mean()) / values.std())
     assert float(best) == pytest.approx((1.0 - values.mean()) / values.std()) and int(num_ok) == 3
-    data, _, _ = loop.standardize(history, "ignore")
+    data, _, _, _ = loop.standardize(history, "ignore")
     np.testing.assert_array_equal(np.asarray(data.mask), [True, False, True, True, False])
     values = np.array([3.0, 1.0, 2.0])
     np.testing.assert_allclose(np.asarray(data.y)[[0, 2, 3]], (values - values.mean()) / values.std())

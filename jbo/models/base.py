@@ -124,6 +124,9 @@ class Inputs(NamedTuple):
       labels: with ``Acquisition.classify``, every evaluated point labelled feasible (``y = 1``) or not
         (``y = 0``) (:func:`jbo.loop.feasibility`); ``None`` otherwise.
       constraints: known constraint values (:class:`Constraints`), or ``None``.
+      scale: objective units per standardised unit (the standard deviation the targets were divided
+        by), for models whose priors are stated in the objective's units (``BOCK(units="objective")``);
+        ``None`` where a caller has no objective scale.
     """
 
     data: Data
@@ -134,6 +137,7 @@ class Inputs(NamedTuple):
     ucb_beta: jnp.ndarray
     labels: Data | None = None
     constraints: Constraints | None = None
+    scale: jnp.ndarray | None = None
 
 
 class Model(NamedTuple):
