@@ -92,9 +92,10 @@ class BOCK(StepConfig):
         variance in ``[e⁻¹², e¹⁶]``, mean between the smallest and largest value;
         :func:`jbo.cylindrical.bock_surrogate`). This is the model of the paper's runs, and it is not
         invariant to the objective's scale: where the values' spread exceeds ``e¹⁰ ≈ 2·10⁴`` (BOCK's
-        Rosenbrock, values to 10⁶) the bounds bind, the GP can no longer interpolate and smooths
-        instead, which is what moves the paper's Rosenbrock runs away from the centre
-        (BENCHMARKS.md, ``bock_table1``); below, the bounds do not bind.
+        Rosenbrock, values to 10⁶) the signal-variance bound binds, holding the GP's prior variance
+        far below the values' variance (4-11 % on Rosenbrock-20), and that is what moves the
+        paper's Rosenbrock runs away from the centre (BENCHMARKS.md, ``bock_table1``); below, the
+        bounds do not bind.
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
         :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
