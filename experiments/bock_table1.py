@@ -2,26 +2,29 @@
 evaluations) and 100-d (600 evaluations); BOCK vs the paper's Matérn baseline vs jbo's ARD GP vs random search.
 
 Each (problem, dimension, method, budget) is one ``jbo.minimize_many`` call: all seeds of a method run in one
-compiled, ``vmap``-ped program (observations padded to the budget from the first suggestion). Methods:
+compiled, ``vmap``-ped program (observations padded to the budget from the first suggestion). Every BO method
+starts as the paper's code does (HyperSphere's ``run_BO.py``, for BOCK and the Matérn GP alike): at the box's
+centre, then ``--n-init`` - 1 more points (jbo's Sobol design), the budget counting them. Methods:
 
-* ``bock``: ``model="bock"`` (cylindrical kernel, warped radius, P = 3, 10 slice samples per suggestion;
-  BOCK's search: 20 000 fresh Sobol anchors, the best 20 refined by Adam; :mod:`jbo.models.bock`);
+* ``bock``: ``model="bock"``, the paper's model (cylindrical kernel, warped radius, P = 3, the authors' priors in
+  the objective's units, 10 slice samples per suggestion; 20 000 fresh Sobol anchors, the best 20 refined by
+  Adam; :mod:`jbo.models.bock`);
 * ``matern``: the paper's Matérn baseline, ``model="matern"`` (non-ARD Matérn-5/2 GP, same search);
 * ``gp``: jbo's default GP (ARD Matérn-5/2, 10 slice samples, jbo's default search);
-* ``random``: uniform random search;
-* ``bock-floor`` (opt-in, not in the paper): ``bock`` with ``noise_floor=1e-10`` instead of jbo's ``1e-6``
-  (an investigation of the Rosenbrock row; see the section's notes);
-* ``bock-centre`` (opt-in): ``bock`` with ``design="centre"``, the initial design of the paper's code
-  (the box's centre first);
-* ``bock-objective`` (opt-in): ``bock`` with ``units="objective"``: the targets in the objective's own units
-  under the authors' priors, whose bounds are stated in those units (:class:`jbo.models.bock.BOCK`);
-* ``bock-reference`` (opt-in): ``bock-objective`` with the centre start, i.e. the model and start of the
-  paper's code.
+* ``random``: uniform random search.
+
+Variants, each with every option that makes it spelled out (opt-in; investigations of the Rosenbrock row):
+
+* ``bock-standardised``: BOCK on standardised targets under jbo's priors (``units="standardised"``, invariant to
+  the objective's scale), Sobol start;
+* ``bock-floor``: ``bock-standardised`` with ``noise_floor=1e-10`` instead of ``1e-6``;
+* ``bock-centre``: ``bock-standardised`` started at the centre;
+* ``bock-objective``: ``bock`` (objective units) with the Sobol start;
+* ``gp-warmup5``: the GP with 5 warm-up slice sweeps per fit (its default before 92c2e48), Sobol start;
+* ``matern-sobol``: the Matérn baseline with the Sobol start.
 
 Repeated Hartmann6 at 20 (100) dimensions is the mean over 3 (16) Hartmann6 blocks on the first 18 (96)
-coordinates, the last 2 (4) being dummies, as in the reference code. Every BO method starts from the same ``--n-init`` Sobol points (default 2, the paper's count: its code
-starts from the centre of the box and one uniform point; jbo's initial design is a shifted Sobol set, which
-does not hold the centre), the budget counting them. Rosenbrock is BOCK's normalised one
+coordinates, the last 2 (4) being dummies, as in the reference code. Rosenbrock is BOCK's normalised one
 (``rosenbrock(d, normalized=True)``: its values are those of the paper's table). Results go to the
 resumable ``experiments/results/bock_runs.json`` (shared with ``bock_table2.py``; seeds already run are
 skipped, missing ones run in one call) and to the ``bock_table1`` section of BENCHMARKS.md.
@@ -46,20 +49,25 @@ import _common  # noqa: E402
 
 RESULTS = os.path.join(_common.RESULTS, "bock_runs.json")  # --results replaces it (e.g. for a smoke test)
 PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
-METHODS = ("bock", "matern", "gp", "random", "bock-floor", "bock-centre", "bock-objective", "bock-reference")
+METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
+           "gp-warmup5", "matern-sobol", "bock-reference")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
-# A method name is a jbo model name, or one of these: a model with options (investigations, opt-in).
+# Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
+# alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
+START = {"design": "centre"}
+STANDARDISED = {"units": "standardised"}
+# A method name is a jbo model name, or one of these: a model with every option that defines it spelled out,
+# so that a variant stays what it was run as when a default changes.
 VARIANTS = {
-    # BOCK with the noise floor lowered to 1e-10 (plus the Cholesky's 1e-8 jitter): on Rosenbrock the
-    # default floor (1e-6 of the standardised targets' variance) bounds the resolution; see the notes.
-    "bock-floor": ("bock", {"noise_floor": 1e-10}),
-    # BOCK whose initial design starts at the box's centre, as the reference code's runs do (the centre
-    # and one uniform point), the remaining n_init - 1 points from jbo's Sobol design.
-    "bock-centre": ("bock", {"design": "centre"}),
-    # BOCK on the objective's own units under the authors' priors, whose bounds are stated in those units
-    # (BOCK(units="objective")); with the reference code's start as well (the centre, then one point).
-    "bock-objective": ("bock", {"units": "objective"}),
-    "bock-reference": ("bock", {"units": "objective", "design": "centre"}),
+    "bock-standardised": ("bock", {**STANDARDISED, "design": "sobol"}),
+    # the noise floor lowered to 1e-10 (plus the Cholesky's 1e-8 jitter): on Rosenbrock the floor of 1e-6
+    # of the standardised targets' variance bounds the resolution; see the notes
+    "bock-floor": ("bock", {**STANDARDISED, "design": "sobol", "noise_floor": 1e-10}),
+    "bock-centre": ("bock", {**STANDARDISED, "design": "centre"}),
+    "bock-objective": ("bock", {"units": "objective", "design": "sobol"}),
+    "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
+    "matern-sobol": ("matern", {"design": "sobol"}),
+    "bock-reference": ("bock", {"units": "objective", "design": "centre"}),  # today's bock; merged into it
 }
 PAPER_BUDGET = {20: 200, 50: 400, 100: 600}
 # Oh et al. 2018, Table 1: best value found, mean ± std over 5 runs (Matérn, BOCK; the other columns below).
@@ -140,7 +148,7 @@ def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: in
         return load()
     p = problem_of(problem, dim)
     model, extra = VARIANTS.get(method, (method, {}))
-    extra = dict(extra) if method == "random" else {**extra, "n_init": n_init}
+    extra = dict(extra) if method == "random" else {**START, **extra, "n_init": n_init}
     extra.update(options or {})
     start = time.perf_counter()
     result = jbo.minimize_many(p.evaluate, p.space(), budget=budget, seeds=todo, model=model, **extra)
@@ -212,6 +220,38 @@ def main(argv=None):
         write_report(load())
 
 
+#: What each variant is, and the row it is compared with seed by seed.
+VARIANT_NOTES = {
+    "bock-standardised": ("bock", "`bock-standardised`: BOCK with jbo's priors on standardised targets"
+                          " (`units=\"standardised\"`: invariant to the objective's scale) and the Sobol start, the"
+                          " default `bock` until this table's BOCK rows moved to the paper's model."),
+    "bock-centre": ("bock-standardised", "`bock-centre`: `bock-standardised` started at the box's centre."),
+    "bock-objective": ("bock-standardised", "`bock-objective`: BOCK in the objective's units under the authors'"
+                       " priors (as `bock`), Sobol start. On Rosenbrock (values to 10⁶) the signal-variance bound"
+                       " e²⁰ binds and holds the GP's prior variance far below the values' variance; on the other"
+                       " three problems the bounds do not bind."),
+    "bock-floor": ("bock-standardised", "`bock-floor`: `bock-standardised` with its noise floor lowered from 1e-6"
+                   " to 1e-10 of the standardised targets' variance (on Rosenbrock 1e-6 is a noise of ~300 in the"
+                   " objective's units)."),
+    "gp-warmup5": ("gp", "`gp-warmup5`: the ARD GP with 5 warm-up slice sweeps per fit (its default before"
+                   " 92c2e48; today's is 0) and the Sobol start."),
+    "matern-sobol": ("matern", "`matern-sobol`: the Matérn baseline from the Sobol start (run on the GP machine"
+                     " named above while its float64 program deadlocked on this 2-core CPU, worked around since"
+                     " 7ad3488)."),
+}
+
+
+def start_of(method: str, init: str, calls) -> str:
+    """The initial design of a row: ``"centre + 1"`` (the centre, then Sobol points), ``"2 Sobol"``, ``"–"``."""
+    if method == "random":
+        return "–"
+    n = int(init.removeprefix("init"))
+    designs = {c.get("options", {}).get("design", "sobol") for c in calls}
+    if designs == {"centre"}:
+        return f"centre + {n - 1}"
+    return f"{n} Sobol" if designs == {"sobol"} else "mixed"
+
+
 def write_report(results: dict) -> None:
     import numpy as np
 
@@ -223,11 +263,12 @@ def write_report(results: dict) -> None:
              " is the wall time of those calls without compilation divided by the number of seeds (the seeds"
              " run together, vmapped), compile time apart, on the machine above (2 CPU cores, busy with other"
              " work) unless the column names a GPU: those rows ran on that card (jax and Python as noted"
-             " below the table)."
-             " BO methods start from the same n_init Sobol points (the budget counts them); the paper's code"
-             " started from the box's centre and one uniform point. Paper: 5 runs each; its Matérn and BOCK"
-             " columns are beside jbo's, the best of its other six baselines in the last column.", "",
-             "| problem (optimum) | d | evaluations | n_init | method | seeds | best value (mean ± std) |"
+             " below the table). \"start\": the initial design, counted in the budget: the box's centre and"
+             " then jbo's Sobol points (the paper's code: the centre and one uniform point, for every method),"
+             " or Sobol points only. Paper: 5 runs each; its Matérn and BOCK columns are beside jbo's, the best"
+             " of its other six baselines in the last column. Rows below the four methods are variants"
+             " (notes under the table).", "",
+             "| problem (optimum) | d | evaluations | start | method | seeds | best value (mean ± std) |"
              " paper Matérn | paper BOCK | s / run (compile) | paper: best other |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows, curves = {}, {}
@@ -247,70 +288,36 @@ def write_report(results: dict) -> None:
         compile_text = ", ".join(f"{c:.0f}" for c in compile_seconds)
         gpus = sorted({gpu_of(c.get("machine", "")) for c in calls} - {None})
         compile_text += "".join(f"; {g}" for g in gpus)
-        n_init = "–" if method == "random" else init.removeprefix("init")
-        lines.append(f"| {problem} ({OPTIMA[problem]:g}) | {dim} | {budget}{note} | {n_init} | {method} | {seeds_note} |"
-                     f" {mean_std(best)} | {paper.get('matern', '–')} | {paper.get('bock', '–')} |"
-                     f" {per_seed:.0f} ({compile_text}) | {PAPER_OTHERS.get((problem, dim), '–')} |")
+        lines.append(f"| {problem} ({OPTIMA[problem]:g}) | {dim} | {budget}{note} | {start_of(method, init, calls)} |"
+                     f" {method} | {seeds_note} | {mean_std(best)} | {paper.get('matern', '–')} |"
+                     f" {paper.get('bock', '–')} | {per_seed:.0f} ({compile_text}) |"
+                     f" {PAPER_OTHERS.get((problem, dim), '–')} |")
         curves.setdefault((problem, dim, budget, init), {})[method] = np.stack(
             [np.asarray(entry["seeds"][s]["values"], float) for s in seeds])
     gpu_machines = sorted({c["machine"] for _, entry in rows.values() for c in entry.get("calls", {}).values()
                            if gpu_of(c.get("machine", ""))})
     if gpu_machines:
         lines += ["", "Rows that name a GPU ran there, with that machine's own Python stack: "
-                  + "; ".join(f"`{m}`" for m in gpu_machines) + ". The Matérn rows were run there while its"
-                  " float64 program still deadlocked on this 2-core CPU (jaxlib's batched LAPACK calls, worked"
-                  " around since 7ad3488: `jbo/_xla_cpu.py`)."]
-    lines += ["", "Acceptance (issue 13), on the rows above:"]
+                  + "; ".join(f"`{m}`" for m in gpu_machines) + "."]
+    lines += ["", "Acceptance (issue 13), on the rows above (BOCK and the ARD GP from the same start):"]
     for (problem, dim, budget, init) in sorted({k[:4] for k in means}):
         get = lambda m: means.get((problem, dim, budget, init, m))  # noqa: E731
         if get("bock") is None:
             continue
         others = ", ".join(f"{m} {get(m):.4g}" for m in ("matern", "gp", "random") if get(m) is not None)
+        verdict = ""
+        if get("gp") is not None:
+            verdict += "; better than the ARD GP" if get("bock") < get("gp") else "; **not** better than the ARD GP"
         bar = {("rosenbrock", 20): 100.0, ("repeated_hartmann6", 20): -3.20}.get((problem, dim))
-
-        def verdicts(value):
-            """``; better than the ARD GP; bar ≤ …: met`` for a mean best value (the parts that apply)."""
-            text = ""
-            if get("gp") is not None:
-                text += "; better than the ARD GP" if value < get("gp") else "; **not** better than the ARD GP"
-            if bar is not None and budget == 200:
-                text += f"; bar ≤ {bar:g}: {'met' if value <= bar else '**not met**'}"
-            return text
-
-        lines.append(f"- {problem}-{dim}, {budget} evaluations: BOCK {get('bock'):.4g} ({others}){verdicts(get('bock'))}.")
-        for variant in ("bock-objective", "bock-reference"):
-            if get(variant) is not None:
-                lines.append(f"  - `{variant}` (the authors' objective-unit priors, opt-in): {get(variant):.4g}"
-                             f"{verdicts(get(variant))}.")
-    notes = {
-        "bock-floor": "`bock-floor` (not in the paper, not in the acceptance lines): BOCK with its noise floor lowered"
-        " from jbo's 1e-6 to 1e-10 of the standardised targets' variance (the factorisations add a 1e-8"
-        " jitter). On Rosenbrock a few early values near 10⁶ make the targets' standard deviation ~3·10⁵,"
-        " so a floor of 1e-6 is a noise of ~300 in the objective's units, while BOCK's slice samples of"
-        " the noise variance sat near 1e-7 (a 120-evaluation ask/tell run, seed 0): the floor, not the"
-        " data, set the noise. The reference code fits raw targets with the noise variance bounded below"
-        " by e⁻¹² in the objective's units.",
-        "bock-centre": "`bock-centre` (not in the acceptance lines): BOCK whose initial design is the box's centre"
-        " and then jbo's Sobol points (`design=\"centre\"`), as the reference code's runs start from the"
-        " centre and one uniform point.",
-        "bock-objective": "`bock-objective` (opt-in, `units=\"objective\"`): BOCK on the targets in the objective's"
-        " own units (centred) under the reference code's priors, whose bounds are stated in those units: signal"
-        " variance log-uniform on [e⁻¹², e²⁰], noise variance a horseshoe on [e⁻¹², e¹⁶], mean between the"
-        " smallest and largest value. Where the values spread beyond ~2·10⁴ (Rosenbrock) the signal-variance"
-        " bound binds and holds the GP's prior variance far below the values' variance; below, the bounds do"
-        " not bind. Not invariant to the objective's scale, which is why jbo's default stays on standardised"
-        " targets.",
-        "bock-reference": "`bock-reference` (opt-in): `bock-objective` started from the box's centre, i.e. the"
-        " model and the start of the paper's code; compared with `bock-centre` (same start, jbo's priors).",
-    }
-    baselines = {"bock-reference": "bock-centre"}
-    for variant, text in notes.items():
+        if bar is not None and budget == 200:
+            verdict += f"; bar ≤ {bar:g}: {'met' if get('bock') <= bar else '**not met**'}"
+        lines.append(f"- {problem}-{dim}, {budget} evaluations: BOCK {get('bock'):.4g} ({others}){verdict}.")
+    for variant, (baseline, text) in VARIANT_NOTES.items():
         if not any(k[4] == variant for k in means):
             continue
         lines += ["", text]
         for key, entry in results.items():
             problem, dim, method, budget, init = key.split("/")
-            baseline = baselines.get(variant, "bock")
             base = results.get("/".join([problem, dim, baseline, budget, init]))
             if method != variant or not base:
                 continue

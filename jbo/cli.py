@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--n-init", type=_positive_int, default=None,
                      help="size of the Sobol initial design (default max(5, dim + 1))")
     run.add_argument("--design", choices=loop.DESIGNS, default=None,
-                     help="initial design: sobol (default) or centre (the box's centre first, then Sobol points)")
+                     help="initial design: sobol or centre (the box's centre first, then Sobol points); "
+                          "default: the model's (centre for bock, bock-w and bock-b, sobol for the others)")
     run.add_argument("--escape", action="store_true",
                      help="GP: once the search stalls at its incumbent, search outside its neighbourhood (jbo.escape)")
     dngo_options = run.add_argument_group("DNGO / ensemble options (--model dngo|ensemble)")
@@ -169,8 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "at most --n-networks, for --model ensemble; otherwise JAX's single device)")
     bock_options = run.add_argument_group("BOCK options (--model bock|bock-w|bock-b)")
     bock_options.add_argument("--units", choices=BOCK_UNITS, default=None,
-                              help="what BOCK's priors are stated for: standardised targets (jbo's, the default) "
-                                   "or the objective's own units (the authors' code; not scale-invariant)")
+                              help="what BOCK's priors are stated for: the objective's own units (the authors' code and "
+                                   "the default; not scale-invariant) or standardised targets (jbo's priors, "
+                                   "scale-invariant)")
     run.add_argument("--out", default=None,
                      help="output directory (default runs/<problem>-<model>-<inference>-s<seed>)")
     run.add_argument("--resume", action="store_true",

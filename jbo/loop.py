@@ -67,9 +67,11 @@ class Settings:
         hyperparameter sample) or ``"fantasies"`` (Monte Carlo EI of Snoek et al. 2015, eqs. 11–12:
         ``num_fantasies`` draws of the pending outcomes per sample, the acquisition averaged over them).
       num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
-      design: the initial design: ``"sobol"`` (default: a randomly shifted Sobol set) or ``"centre"``
-        (the centre of the box first, then the Sobol set: a space centred on the expected optimum,
-        as BOCK's experiments assume).
+      design: the initial design: ``"sobol"`` (a randomly shifted Sobol set) or ``"centre"`` (the
+        centre of the box first, then the Sobol set: a space centred on the expected optimum, as
+        BOCK's experiments assume). ``None`` (default): the model's own
+        (:meth:`~jbo.models.base.ModelConfig.default_design`; ``"centre"`` for the BOCK models,
+        ``"sobol"`` for the others).
     """
 
     model: Any = "gp"
@@ -82,11 +84,13 @@ class Settings:
     dtype: str = "float64"
     pending: str = "believer"
     num_fantasies: int = 16
-    design: str = "sobol"
+    design: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
             object.__setattr__(self, "model", models.create(self.model))
+        if self.design is None:
+            object.__setattr__(self, "design", self.model.default_design())
         check_choice("acquisition", self.acquisition, ACQUISITIONS)
         check_choice("failures", self.failures, FAILURE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
@@ -159,6 +163,7 @@ class Settings:
         """Settings from :meth:`to_dict`, or from the flat format of journals written before models
         had configs (``{"model": "gp", "inference": ..., "kernel": ..., ...}``)."""
         d = dict(d)
+        d.setdefault("design", "sobol")  # journals written before the design was recorded started so
         known = {f.name for f in dataclasses.fields(cls)}
         if isinstance(d.get("model"), dict):
             unknown = sorted(set(d) - known)

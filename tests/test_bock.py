@@ -586,9 +586,12 @@ def test_surrogates():
     from jbo.models import bock, gp
 
     assert bock.surrogate_for(bock.BOCK()) is bock.surrogate_for(bock.BOCK(num_samples=3))  # cached
-    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2))
+    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2, units="standardised"))
     base = bock_surrogate(warp=False, boundary=True, degree=2)
     assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
+    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2))  # the default: objective units
+    base = bock_surrogate(warp=False, boundary=True, degree=2, objective_units=True)
+    assert s.log_likelihood is base.log_likelihood and s.prior is base.prior
     m = bock.surrogate_for(bock.Matern())
     assert m.log_likelihood is gp.surrogate_for("matern52", False, False).log_likelihood
     # the config's noise floor is the surrogate's: a floor of 1e-3 is 1e-3 - 1e-6 more noise under the default
@@ -596,7 +599,7 @@ def test_surrogates():
     params = gp_params(34, DIM, noise=0.01)
     data = padded(points(rng, N, DIM, origin=1), rng.normal(size=N))
     raised = dict(params, noise=params["noise"] + 1e-3 - NOISE_FLOOR)
-    floored = bock.surrogate_for(bock.BOCK(noise_floor=1e-3)).log_likelihood(params, data)
+    floored = bock.surrogate_for(bock.BOCK(noise_floor=1e-3, units="standardised")).log_likelihood(params, data)
     np.testing.assert_allclose(float(floored), float(jitted().log_likelihood(raised, data)), rtol=1e-10)
 
 
@@ -765,3 +768,42 @@ def test_objective_units_suggestions_on_a_large_scale_objective():
     means = np.asarray(opt.state.model_state.params["mean"])
     assert np.all((means >= y[:3].min()) & (means <= y[:3].max()))
     assert np.ptp(y[:3]) > 100.0 and np.max(np.abs(means)) > 10.0
+
+
+def test_bock_defaults_are_the_papers_model_and_start():
+    """``bock`` is the paper's model and start (objective units, the box's centre first); the other models
+    keep the Sobol design; an explicit design wins; a journal written before ``units`` and ``design``
+    were recorded resumes with the model and start it ran with."""
+    from jbo import loop
+
+    space = rosenbrock3().space()
+    for name in ("bock", "bock-w", "bock-b"):
+        settings = loop.Settings.create(name, n_init=3)
+        assert settings.model.units == "objective" and settings.design == "centre"
+        np.testing.assert_allclose(loop.initial_design(settings, space)[0], 0.5)
+    for name in ("gp", "matern", "random"):
+        assert loop.Settings.create(name).design == "sobol"
+    explicit = loop.Settings.create("bock", design="sobol", n_init=3)
+    assert explicit.design == "sobol" and not np.allclose(loop.initial_design(explicit, space)[0], 0.5)
+
+    older = json_round_trip(loop.Settings.create("bock").to_dict())
+    del older["design"], older["model"]["units"]
+    resumed = loop.Settings.from_dict(older)
+    assert resumed.model.units == "standardised" and resumed.design == "sobol"
+
+
+def test_standardised_units_are_invariant_to_the_objective_scale():
+    """``units="standardised"`` sees the same targets whatever the objective's scale: the suggestions for
+    ``f`` and ``2⁻²⁰ f`` coincide (a power of two rescales every float exactly)."""
+    import jbo
+
+    problem = rosenbrock3()
+
+    def run(factor):
+        return jbo.minimize(lambda x: factor * problem.evaluate(x), problem.space(), budget=4, n_init=2, seed=1,
+                            model="bock", units="standardised", maximize=SMALL, num_samples=2, num_burnin=5,
+                            progress=False)
+
+    big, small = run(1.0), run(2.0**-20)
+    assert [h["config"] for h in big.history] == [h["config"] for h in small.history]
+    np.testing.assert_array_equal(small.values, 2.0**-20 * big.values)

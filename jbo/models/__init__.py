@@ -82,7 +82,11 @@ def from_dict(d: dict[str, Any]) -> ModelConfig:
     """A config from :meth:`ModelConfig.to_dict` output (a journal's ``settings.model``)."""
     if not isinstance(d, dict) or "name" not in d:
         raise ValueError(f"a model config dict needs a 'name', got {d!r}")
-    return create(d["name"], **{k: v for k, v in d.items() if k != "name"})
+    fields = {k: v for k, v in d.items() if k != "name"}
+    if d["name"] in SHORTCUTS:
+        # A journal written before a field existed ran with that field's value of the time.
+        fields = {**SHORTCUTS[d["name"]][0].recorded_defaults, **fields}
+    return create(d["name"], **fields)
 
 
 def model_of(config: ModelConfig) -> Model:

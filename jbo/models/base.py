@@ -168,6 +168,9 @@ class ModelConfig:
     """
 
     kind: ClassVar[str] = ""
+    #: Fields added after journals were first written, with the value a run had before each existed
+    #: (where the new default differs): resuming an older journal keeps its model.
+    recorded_defaults: ClassVar[dict] = {}
 
     @property
     def name(self) -> str:
@@ -179,6 +182,11 @@ class ModelConfig:
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the field of any invalid value (subclasses extend)."""
+
+    def default_design(self) -> str:
+        """The initial design a run uses when its settings name none (``Settings.design``): a Sobol set,
+        unless the model assumes more about where the optimum lies (BOCK: the centre first)."""
+        return "sobol"
 
     def to_dict(self) -> dict:
         """JSON-able fields, with the model's ``name``."""

@@ -10,7 +10,9 @@ what lets a GP run at 20–500 dimensions.
 
 Three named variants (the paper's §4, Table 2):
 
-* ``"bock"``: the paper's default (warped radius, ``P = 3``);
+* ``"bock"``: the paper's default (warped radius, ``P = 3``; targets in the objective's units under the
+  authors' priors, the run started at the box's centre: :class:`BOCK`'s ``units`` and
+  :meth:`BOCK.default_design`);
 * ``"bock-w"``: BOCK-W, no warping of the radius (``warp=False``);
 * ``"bock-b"``: BOCK+B, one value-less "fake" observation on the boundary sphere in the direction of
   each test point, in the predictive variance only (``boundary=True``; footnote 4).
@@ -79,34 +81,35 @@ class BOCK(StepConfig):
       warp: Kumaraswamy warp of the radius (``False``: BOCK-W, ``model="bock-w"``).
       boundary: BOCK+B's fake boundary point in the predictive variance (``model="bock-b"``).
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper's default is 3).
-      noise_floor: added to the sampled noise variance, in the units of the standardised targets
-        (jbo's GP's value, ``1e-6``). It bounds how finely the model resolves values: on BOCK's
-        20-d Rosenbrock, where a few early values near 10⁶ make the targets' standard deviation
-        ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units, while the slice samples of the
-        noise variance sat at ~1e-7 (BENCHMARKS.md, ``bock_table1``). The reference code, on raw
-        targets, bounds the noise variance below by e⁻¹² in the objective's units. Ignored with
-        ``units="objective"`` (that lower bound is then the prior's).
-      units: ``"standardised"`` (jbo's priors on standardised targets, the default) or
-        ``"objective"``: the model sees the targets in the objective's own units (centred) under the
-        authors' priors, whose bounds are stated in those units (signal variance ``≤ e²⁰``, noise
-        variance in ``[e⁻¹², e¹⁶]``, mean between the smallest and largest value;
-        :func:`jbo.cylindrical.bock_surrogate`). This is the model of the paper's runs, and it is not
-        invariant to the objective's scale: where the values' spread exceeds ``e¹⁰ ≈ 2·10⁴`` (BOCK's
-        Rosenbrock, values to 10⁶) the signal-variance bound binds, holding the GP's prior variance
-        far below the values' variance (4-11 % on Rosenbrock-20), and that is what moves the
-        paper's Rosenbrock runs away from the centre (BENCHMARKS.md, ``bock_table1``); below, the
-        bounds do not bind.
+      noise_floor: with ``units="standardised"`` only: added to the sampled noise variance, in the
+        units of the standardised targets (jbo's GP's value, ``1e-6``). It bounds how finely the
+        model resolves values: on BOCK's 20-d Rosenbrock, where a few early values near 10⁶ make the
+        targets' standard deviation ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units
+        (BENCHMARKS.md, ``bock_table1``). With ``units="objective"`` the prior's lower bound e⁻¹²
+        (objective units) is the floor, as in the reference code.
+      units: ``"objective"`` (default, the paper's model): the targets in the objective's own units
+        (centred) under the authors' priors, whose bounds are stated in those units (signal variance
+        ``≤ e²⁰``, noise variance in ``[e⁻¹², e¹⁶]``, mean between the smallest and largest value;
+        :func:`jbo.cylindrical.bock_surrogate`). The model is then *not* invariant to the
+        objective's scale. Where the values' spread exceeds ``e¹⁰ ≈ 2·10⁴`` (BOCK's Rosenbrock,
+        values to 10⁶) the signal-variance bound binds, holding the GP's prior variance far below
+        the values' variance (4-11 % on Rosenbrock-20): that is what carries the paper's Rosenbrock
+        runs away from the centre (BENCHMARKS.md, ``bock_table1``). Where the values' spread is
+        below ``e⁻⁶ ≈ 2.5·10⁻³`` the noise bound e⁻¹² is comparable to it and the model smooths
+        the values away: rescale such an objective, or use ``"standardised"``: jbo's priors on
+        standardised targets, invariant to the objective's scale (and to its offset).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
         :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
     """
 
     kind: ClassVar[str] = "bock"
+    recorded_defaults: ClassVar[dict] = {"units": "standardised"}  # journals from before `units`
     warp: bool = True
     boundary: bool = False
     degree: int = 3
     noise_floor: float = 1e-6
-    units: str = "standardised"
+    units: str = "objective"
 
     @property
     def name(self) -> str:
@@ -130,6 +133,11 @@ class BOCK(StepConfig):
 
     def default_maximize(self) -> MaximizeConfig:
         return paper_maximize()
+
+    def default_design(self) -> str:
+        """The box's centre first (BOCK's prior assumption, §3: the optimum lies near the centre; the
+        reference code's runs start there and at one uniform point), then the Sobol set."""
+        return "centre"
 
 
 @dataclasses.dataclass(frozen=True)
