@@ -112,7 +112,8 @@ def write_report(rows, args):
              f"Median of {args.repeats} steady suggestions (the third call on), N random observations of BOCK's"
              " normalised Rosenbrock, buffers padded to exactly N, float64, 10 slice samples per suggestion"
              " (5 warm-started sweeps), both models measured side by side in one process on a shared 2-core"
-             " machine (other jobs running: treat ±30 % as noise). Each model with its default search: BOCK"
+             " machine (other jobs running: treat ±30 % as noise). Each model with its defaults (BOCK: the"
+             " authors' priors in the objective's units) and its default search: BOCK"
              " 20 000 Sobol anchors + 10 local, top 20, 200 Adam steps; the ARD GP 1 024 + 256 anchors, top 10,"
              " 100 Adam steps (BOCK scores ~16× more anchors and runs twice the Adam starts and steps). \"first − steady\": the first call"
              " minus a steady one, i.e. compilation plus the cold fit's 50 burn-in sweeps.", "",
