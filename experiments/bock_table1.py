@@ -50,7 +50,7 @@ import _common  # noqa: E402
 RESULTS = os.path.join(_common.RESULTS, "bock_runs.json")  # --results replaces it (e.g. for a smoke test)
 PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
 METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
-           "gp-warmup5", "matern-sobol", "bock-reference")
+           "gp-warmup5", "matern-sobol")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
@@ -67,7 +67,6 @@ VARIANTS = {
     "bock-objective": ("bock", {"units": "objective", "design": "sobol"}),
     "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
     "matern-sobol": ("matern", {"design": "sobol"}),
-    "bock-reference": ("bock", {"units": "objective", "design": "centre"}),  # today's bock; merged into it
 }
 PAPER_BUDGET = {20: 200, 50: 400, 100: 600}
 # Oh et al. 2018, Table 1: best value found, mean ± std over 5 runs (Matérn, BOCK; the other columns below).
