@@ -218,8 +218,7 @@ def check_compiled(options: dict) -> None:
     if host:
         raise SystemExit(f"--path compiled: {host} need(s) the ask/tell loop; run with --path ask-tell")
     settings = loop.Settings.create(**{"model": "gp", **options})
-    model = models.model_of(settings.model)
-    if model.prepare is not None and getattr(settings.model, "n_networks", 1) > 1 and devices.num_devices() > 1:
+    if settings.model.members > 1 and devices.num_devices() > 1:
         raise SystemExit(f"--path compiled: model {settings.model_name!r} with {devices.num_devices()} JAX devices"
                          " trains its networks split over the devices on the host (jbo.models.dngo.prepare), which"
                          " one compiled jbo.minimize_many program cannot do; run with one device (no --cpu-devices)"

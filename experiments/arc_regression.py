@@ -126,7 +126,7 @@ def fit_predict_linear(x_train, y_train, x_test, ridge: float = RIDGE):
 def surrogate(kind: str, kernel: str, space):
     """The exact-GP surrogate (``kind`` ``"gp"`` or ``"arc"``), cached so jitted programs are reused."""
     from jbo.kernels import make_arc_kernel, make_kernel
-    from jbo.models.gp import exact_gp
+    from jbo.surrogates import exact_gp
 
     return exact_gp(make_arc_kernel(kernel, space.relevance) if kind == "arc" else make_kernel(kernel))
 

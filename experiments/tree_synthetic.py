@@ -423,7 +423,7 @@ def write_report(results: dict, args) -> None:
               f" basin). `tree-K-S`: the tree model with shared kernel K (`joint`: one kernel over a leaf's own and"
               f" shared columns; `additive`: own + shared kernels; `additive+joint`: own + shared + joint) and leaf"
               f" search S (`two_step`: path EI (6);"
-              f" `screen`: full EI (5) at the anchors; `hybrid`: the larger of the two; see `jbo.models.tree._propose`);"
+              f" `screen`: full EI (5) at the anchors; `hybrid`: the larger of the two; see `jbo.models.tree.propose`);"
               f" `-shared`: the path EI of eq. (6) also holds the leaf GP's shared component (`path_ei=\"shared\"`);"
               f" these keep the paper's prior of the linear shared weights (one log-normal variance per node, bias"
               f" included); `-shrinkage`: each shared weight has its own variance under the shrinkage prior"

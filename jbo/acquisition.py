@@ -1,7 +1,18 @@
 r"""Acquisition functions (minimisation convention) and their integration over hyperparameters.
 
 A pointwise acquisition is ``acq(mean, var, best) -> score`` (higher is better) on the standardised
-scale. The integrated acquisition of Snoek et al. (2012, eq. 6) averages it over the ``S``
+scale, elementwise over candidates. jbo's are named (:data:`ACQUISITIONS`: ``"ei"``, ``"logei"``, ``"pi"``,
+``"ucb"``, and ``"thompson"``, which is not pointwise); one of your own is any such function, or a
+:class:`Pointwise` that says whether its score is a log::
+
+    def lower_confidence_bound(mean, var, best):
+        return -(mean - 2.0 * jnp.sqrt(var))
+
+    jbo.minimize(f, space, acquisition=lower_confidence_bound)
+    jbo.minimize(f, space, acquisition=jbo.acquisition.Pointwise(my_log_score, log=True))
+
+Every model integrates it over its hyperparameter samples, conditions on pending points first and, for
+a log score, adds the log probability of feasibility under constraints (:func:`constrained`). The integrated acquisition of Snoek et al. (2012, eq. 6) averages it over the ``S``
 hyperparameter samples, :math:`\hat a(x) = \frac1S \sum_s a(x; \theta_s)`, which :func:`integrate`
 builds from a surrogate's ``predict`` with ``vmap``. For log-EI the average is taken in the linear
 domain with a log-sum-exp, so the integrated log-EI is the log of the integrated EI.
@@ -16,12 +27,17 @@ improvement", eq. 9), which is what makes log-EI optimisable from random starts.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
 from jax.scipy.special import erfcx, log_ndtr, ndtr
+
+from jbo import checks
+from jbo.types import Names
 
 _LOG_2PI_HALF = 0.5 * math.log(2.0 * math.pi)
 _LOG_PI_2_HALF = 0.5 * math.log(math.pi / 2.0)
@@ -91,12 +107,100 @@ def upper_confidence_bound(mean, var, best=None, beta: float = 2.0):
 
 
 # name -> (pointwise function, reduce over samples in the log domain?)
-ACQUISITIONS: dict[str, tuple[Callable, bool]] = {
+ACQUISITIONS = Names("jbo.acquisition.ACQUISITIONS", {
     "ei": (log_expected_improvement, True),  # optimised as log-EI; same argmax as EI
     "logei": (log_expected_improvement, True),
     "pi": (log_probability_of_improvement, True),
     "ucb": (upper_confidence_bound, False),
-}
+}, "pass a function acquisition(mean, var, best) -> score, or a jbo.acquisition.Pointwise")
+
+#: Every built-in acquisition's name (Thompson sampling is not pointwise: it draws one function).
+NAMES = (*ACQUISITIONS, "thompson")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pointwise:
+    """An acquisition of your own: ``score = fn(mean, var, best)``, elementwise over candidates, maximised.
+
+    ``mean`` and ``var`` are the predictive moments of the standardised targets (noise excluded), ``best``
+    the incumbent on the same scale (minimising); a model whose priors are stated in the objective's units
+    (``BOCK(units="objective")``) passes them in those units, centred. Models integrate it over their hyperparameter samples
+    (the mean of the scores, or of ``exp(score)`` for a ``log`` score), after conditioning on pending points.
+
+    Attributes:
+      fn: the pure, traceable function.
+      log: the score is the log of a positive acquisition (like log-EI): samples are averaged in the
+        linear domain, and constraints add ``log P[feasible]``. A score that is not a log cannot be
+        discounted by a probability of feasibility (constraints raise).
+    """
+
+    fn: Callable
+    log: bool = False
+
+    def __post_init__(self):
+        if not callable(self.fn) or isinstance(self.fn, type) or not _takes_three(self.fn):
+            raise ValueError(f"acquisition: fn must be a function (mean, var, best) -> score, got {self.fn!r}")
+        checks.boolean("acquisition: log", self.log)
+        try:
+            hash(self.fn)
+        except TypeError:
+            raise ValueError(f"acquisition: {self.fn!r} is not hashable (it becomes part of a compiled program); "
+                             "pass a function") from None
+
+    def __call__(self, mean, var, best):
+        return self.fn(mean, var, best)
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "__name__", type(self.fn).__name__)
+
+
+def _takes_three(fn) -> bool:
+    try:
+        inspect.signature(fn).bind(None, None, None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): let the call tell
+        return True
+    return True
+
+
+def as_acquisition(value: Any) -> str | Pointwise:
+    """``value`` as an acquisition: a built-in name (:data:`NAMES`), a :class:`Pointwise`, or a function
+    (wrapped as ``Pointwise(value)``); a ``ValueError`` naming ``acquisition`` otherwise."""
+    if isinstance(value, str):
+        if value not in NAMES:
+            raise ValueError(f"unknown acquisition {value!r}; valid choices: {list(NAMES)} or a function "
+                             "(mean, var, best) -> score")
+        return value
+    if isinstance(value, Pointwise):
+        return value
+    if callable(value) and not isinstance(value, type):
+        return Pointwise(value)
+    raise ValueError(f"acquisition must be one of {list(NAMES)} or a function (mean, var, best) -> score, "
+                     f"got {value!r}")
+
+
+def resolve(function: str | Pointwise, ucb_beta=2.0) -> tuple[Callable, bool]:
+    """The pointwise function ``(mean, var, best) -> score`` of an acquisition and whether it is a log.
+
+    Args:
+      function: a built-in name other than ``"thompson"``, or a :class:`Pointwise`.
+      ucb_beta: UCB's weight (may be traced).
+    """
+    if isinstance(function, Pointwise):
+        return function.fn, function.log
+    if function == "thompson" or function not in ACQUISITIONS:
+        raise ValueError(f"acquisition {function!r} is not pointwise; pointwise: {list(ACQUISITIONS)} or a function")
+    fn, log_domain = ACQUISITIONS[function]
+    if function == "ucb":
+        fn = functools.partial(fn, beta=ucb_beta)
+    return fn, log_domain
+
+
+def log_mean_exp(values, axis: int = 0):
+    """``log mean exp(values)`` along ``axis``: the mean of positive quantities given as logs."""
+    return jax.nn.logsumexp(values, axis=axis) - math.log(values.shape[axis])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,9 +219,7 @@ class IntegratedScore:
     def __call__(self, posteriors, best, x):
         mean, var = jax.vmap(self.predict, in_axes=(0, None))(posteriors, x)
         values = self.pointwise(mean, var, best)  # (S, m)
-        if self.log_domain:
-            return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
-        return jnp.mean(values, axis=0)
+        return log_mean_exp(values) if self.log_domain else jnp.mean(values, axis=0)
 
 
 def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_domain: bool, best):
@@ -127,7 +229,7 @@ def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_
       surrogate_predict: ``predict(posterior, x) -> (mean, var)``.
       posteriors: posterior PyTree with a leading sample axis ``S``.
       pointwise: ``acq(mean, var, best)`` (the functions of :data:`ACQUISITIONS`, or any pure function;
-        pass the same function object every iteration, e.g. ``functools.partial`` once, not a new lambda).
+        pass the same function object every iteration, not a new lambda: it is part of the program).
       log_domain: the pointwise values are logs of a positive acquisition; average with log-sum-exp.
       best: incumbent (standardised).
     Returns:
@@ -208,17 +310,24 @@ def pending_posteriors(key, surrogate, posteriors, x, mask, mode: str = "believe
     return jax.tree_util.tree_map(lambda a: a.reshape((-1,) + a.shape[2:]), conditioned)
 
 
+#: Why an acquisition cannot be discounted by the probability of feasibility.
+CONSTRAINED_NEEDS_LOG = ("constraints multiply an acquisition by P[feasible], which needs a positive acquisition "
+                         "given as a log: acquisition='ei', 'logei', 'pi' or jbo.acquisition.Pointwise(fn, log=True); "
+                         "UCB, Thompson sampling and scores that are not logs have no such product")
+
+
 def constrained(score_fn: Callable, log_feasibility: Callable, log_domain: bool):
     r"""Constrained acquisition :math:`a(x)\,P[\text{feasible} \mid x]` (Gelbart et al. 2014; Snoek et
     al. 2015, eq. 10), as ``log a + log P`` for acquisitions maximised in the log domain (EI, log-EI,
-    PI). UCB and Thompson sampling are not probabilities of improvement; they have no such product.
+    PI, a :class:`Pointwise` with ``log=True``). UCB and Thompson sampling are not probabilities of
+    improvement; they have no such product.
 
     Args:
       score_fn: the (integrated) acquisition ``x -> (m,)``; log_feasibility: ``x -> (m,)`` log P.
       log_domain: ``score_fn`` returns logs.
     """
     if not log_domain:
-        raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not UCB")
+        raise ValueError(CONSTRAINED_NEEDS_LOG)
 
     def score(x):
         return score_fn(x) + log_feasibility(x)

@@ -57,8 +57,8 @@ def configure() -> str | None:
 # --- Compiled programs stored whole --------------------------------------------------------------------
 #
 # JAX's cache above is keyed by the lowered program, so a fresh process still traces and lowers every
-# suggestion program before the cache can answer: about 0.7 s per padded size on a 2-core CPU, a
-# sixth of a 100-evaluation run. A :class:`StoredProgram` keys the *executable* by everything the
+# suggestion program before the cache can answer (BENCHMARKS.md, bench_compiled: a warm process).
+# A :class:`StoredProgram` keys the *executable* by everything the
 # program is a function of, known before tracing, and loads it without tracing at all.
 
 PROGRAMS = "jbo-programs"  # subdirectory of the compilation cache directory

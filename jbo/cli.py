@@ -21,10 +21,19 @@ _USER_SET_BLAS_THREADS = "OPENBLAS_NUM_THREADS" in os.environ
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+from jbo import __version__, cache, inference, loop, metrics, models, plotting, records  # noqa: E402
+from jbo import journal as journal_io  # noqa: E402
+from jbo.benchmarks import get_problem, list_problems  # noqa: E402
+from jbo.optimizer import minimize, setting_of  # noqa: E402
 
 __all__ = ["main", "build_parser", "limit_blas_threads", "configure_jax"]
 
@@ -40,8 +49,7 @@ def limit_blas_threads(user_set: bool) -> list[str]:
     """Run OpenBLAS single-threaded unless the user chose a thread count.
 
     A multi-threaded OpenBLAS makes JAX's CPU Cholesky of the small matrices BO factorises many
-    times slower on a busy machine (measured here: a 128 x 128 Cholesky 3.7 ms with the default
-    threads against 0.15 ms with one, on 2 shared cores). ``OPENBLAS_NUM_THREADS`` is read when the
+    times slower on a busy machine (README, Design). ``OPENBLAS_NUM_THREADS`` is read when the
     library loads, which has usually happened by the time the CLI runs (``import jbo`` loads numpy,
     scipy and jax), so the thread count of every OpenBLAS already in the process is also set
     through its C API (Linux; elsewhere only the environment variable applies).
@@ -53,8 +61,6 @@ def limit_blas_threads(user_set: bool) -> list[str]:
     """
     if user_set or not os.path.exists("/proc/self/maps"):
         return []
-    import ctypes
-
     changed, seen = [], set()
     try:
         with open("/proc/self/maps") as f:
@@ -82,8 +88,6 @@ def limit_blas_threads(user_set: bool) -> list[str]:
 
 def configure_jax() -> str | None:
     """Turn on JAX's persistent compilation cache (:func:`jbo.cache.configure`; ``import jbo`` does it)."""
-    from jbo import cache
-
     return cache.configure()
 
 
@@ -107,16 +111,62 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
-#: The models that take BOCK's options (``--units``).
-BOCK_MODELS = ("bock", "bock-w", "bock-b")
+#: The ``jbo run`` options that are not a model's (a model field of the same name is set by them).
+RUN_OPTIONS = ("problem", "dim", "model", "inference", "acquisition", "budget", "seed", "n_init", "design", "out",
+               "resume", "quiet", "cpu_devices")
+MODEL_OPTION = "model_option:"  # argparse dest prefix of the model options
+
+
+def model_options() -> dict[str, tuple[models.CliOption, list[str]]]:
+    """Every model's command-line options (:meth:`jbo.models.ModelConfig.cli_options`): flag -> the option
+    and the model names that have it."""
+    table: dict = {}
+    for name in models.names():
+        cls = models.SHORTCUTS[name][0]
+        for option in cls.cli_options():
+            if option.field.split(".")[0] in RUN_OPTIONS:
+                continue
+            known = table.setdefault(option.flag, (option, []))
+            if (known[0].field, known[0].type, known[0].nargs) != (option.field, option.type, option.nargs):
+                raise ValueError(f"models define {option.flag} differently: {known[0]} and {option} ({cls.__name__})")
+            known[1].append(name)
+    return table
+
+
+def _which(names: list[str]) -> str:
+    everyone = models.names()
+    if len(names) == len(everyone):
+        return "every model"
+    if len(names) > len(everyone) / 2:
+        return "every model but " + ", ".join(n for n in everyone if n not in names)
+    return ", ".join(names)
+
+
+def _add_model_options(run) -> None:
+    group = run.add_argument_group("model options", "each sets the field of the same name of the models listed "
+                                                    "(jbo.models; errors name the field)")
+    for flag, (option, names) in model_options().items():
+        kwargs = dict(dest=MODEL_OPTION + option.field, default=None, help=f"{option.help} [{_which(names)}]",
+                      metavar=option.field.rpartition(".")[2].upper())
+        if option.type is bool:
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, **kwargs)
+        else:
+            group.add_argument(flag, type=_parser(option.type), nargs=option.nargs, **kwargs)
+
+
+def _parser(kind):
+    def parse(text: str):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``jbo`` argument parser (valid names come from the library's registries)."""
-    from jbo import inference, loop, models
-    from jbo.benchmarks import list_problems
-    from jbo.models.bock import UNITS as BOCK_UNITS
-
     parser = argparse.ArgumentParser(
         prog="jbo", description="jbo: Bayesian optimisation as composable JAX functions.",
         epilog="`jbo run` with no arguments optimises Branin with a GP (30 evaluations).")
@@ -130,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--problem", choices=list_problems(), default=None, metavar="NAME",
                      help=f"benchmark problem (default {DEFAULT_PROBLEM}); one of: {', '.join(list_problems())}")
     run.add_argument("--dim", type=_positive_int, default=None, help="dimension of a scalable problem")
-    run.add_argument("--model", choices=models.NAMES, default=None,
+    run.add_argument("--model", choices=models.names(), default=None,
                      help=f"surrogate (default {DEFAULTS['model']})")
     run.add_argument("--inference", choices=inference.METHODS, default=None,
                      help=f"hyperparameter inference (default {DEFAULTS['inference']})")
@@ -144,35 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--design", choices=loop.DESIGNS, default=None,
                      help="initial design: sobol or centre (the box's centre first, then Sobol points); "
                           "default: the model's (centre for bock, bock-w and bock-b, sobol for the others)")
-    run.add_argument("--escape", action="store_true",
-                     help="GP: once the search stalls at its incumbent, search outside its neighbourhood (jbo.escape)")
-    dngo_options = run.add_argument_group("DNGO / ensemble options (--model dngo|ensemble)")
-    dngo_options.add_argument("--n-networks", type=_positive_int, default=None,
-                              help="ensemble size of --model ensemble (default 5)")
-    dngo_options.add_argument("--aggregator", default=None,
-                              help="ensemble aggregator: mean (default), median, max or a quantile level in [0, 1]")
-    dngo_options.add_argument("--training", choices=("retrain-reset", "retrain", "fixed"), default=None,
-                              help="network training mode (default retrain-reset)")
-    dngo_options.add_argument("--no-quadratic-prior", action="store_true",
-                              help="constant prior mean instead of DNGO's quadratic one")
-    dngo_options.add_argument("--curvature-scale", type=float, default=None,
-                              help="horseshoe scale of the quadratic prior's curvatures (default "
-                                   f"{models.DNGO().curvature_scale:g})")
-    dngo_options.add_argument("--hidden", type=_positive_int, nargs="+", default=None,
-                              help="hidden layer widths (default "
-                                   f"{' '.join(map(str, models.DNGO().network.hidden))})")
-    dngo_options.add_argument("--network-steps", type=_positive_int, default=None,
-                              help="optimisation steps per network training (default "
-                                   f"{models.DNGO().network.num_steps})")
-    dngo_options.add_argument("--cpu-devices", type=_positive_int, default=None,
-                              help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that "
-                                   "ensemble members train in parallel, one device per core (default: one per core, "
-                                   "at most --n-networks, for --model ensemble; otherwise JAX's single device)")
-    bock_options = run.add_argument_group("BOCK options (--model bock|bock-w|bock-b)")
-    bock_options.add_argument("--units", choices=BOCK_UNITS, default=None,
-                              help="what BOCK's priors are stated for: the objective's own units (the authors' code and "
-                                   "the default; not scale-invariant) or standardised targets (jbo's priors, "
-                                   "scale-invariant)")
+    run.add_argument("--cpu-devices", type=_positive_int, default=None,
+                     help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that a model's "
+                          "independent members train in parallel, one device per core (default: one per core, at "
+                          "most the model's members, e.g. --n-networks of --model ensemble; otherwise one device)")
+    _add_model_options(run)
     run.add_argument("--out", default=None,
                      help="output directory (default runs/<problem>-<model>-<inference>-s<seed>)")
     run.add_argument("--resume", action="store_true",
@@ -239,26 +265,25 @@ def _finite_or_none(value):
     return value if value is not None and math.isfinite(value) else None
 
 
-def _model_options(args) -> dict:
-    """Settings given by the DNGO/ensemble flags (only those actually passed)."""
-    options = {}
-    if args.n_networks is not None:
-        options["n_networks"] = args.n_networks
-    if args.aggregator is not None:
-        options["aggregator"] = args.aggregator
-    if args.training is not None:
-        options["training"] = args.training
-    if args.no_quadratic_prior:
-        options["quadratic_prior"] = False
-    if args.curvature_scale is not None:
-        options["curvature_scale"] = args.curvature_scale
-    network = {}
-    if args.hidden is not None:
-        network["hidden"] = list(args.hidden)
-    if args.network_steps is not None:
-        network["num_steps"] = args.network_steps
-    if network:
-        options["network"] = network
+def _given_model_options(args) -> dict:
+    """The model options given on the command line: ``{flag: (field, value)}``."""
+    given = {}
+    for flag, (option, _) in model_options().items():
+        value = getattr(args, MODEL_OPTION + option.field, None)
+        if value is not None:
+            given[flag] = (option.field, list(value) if isinstance(value, list) else value)
+    return given
+
+
+def _nest(given: dict) -> dict:
+    """``{field: value}`` with dotted fields (``network.hidden``) as nested dicts."""
+    options: dict = {}
+    for field, value in given.values():
+        *parents, last = field.split(".")
+        target = options
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[last] = value
     return options
 
 
@@ -268,8 +293,11 @@ def _describe(settings: dict) -> dict:
     inference = settings.get("inference", "?")
     if isinstance(model, dict):
         model, inference = model.get("name", "?"), model.get("inference", "-")
-    return {"model": model, "inference": inference, "acquisition": settings.get("acquisition", "?"),
-            "seed": settings.get("seed", 0)}
+    acquisition = settings.get("acquisition", "?")
+    if isinstance(acquisition, dict):  # one of the user's, recorded (jbo.records): its function's name
+        fn = acquisition.get("fn") if isinstance(acquisition.get("fn"), dict) else {}
+        acquisition = str(fn.get(records.IMPORT) or fn.get(records.UNRECORDED) or "custom").rpartition(":")[2]
+    return {"model": model, "inference": inference, "acquisition": acquisition, "seed": settings.get("seed", 0)}
 
 
 def _has_journal(path: str) -> bool:
@@ -280,13 +308,6 @@ def _has_journal(path: str) -> bool:
 # jbo run
 # ------------------------------------------------------------------------------------------------
 def cmd_run(args) -> int:
-    import numpy as np
-
-    import jbo
-    from jbo import journal as journal_io
-    from jbo import metrics, plotting
-    from jbo.benchmarks import get_problem
-
     run_parser = args.subparser
     given = {k: getattr(args, k) for k in DEFAULTS if getattr(args, k) is not None}
     settings = {**DEFAULTS, **given}
@@ -312,16 +333,14 @@ def cmd_run(args) -> int:
         except (OSError, ValueError) as err:
             print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
             return 1
-        from jbo.optimizer import _setting
-
         try:
-            recorded = jbo.loop.Settings.from_dict(header["settings"])
+            recorded = loop.Settings.from_dict(header["settings"])
         except ValueError as err:
             print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
             return 1
-        conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {_setting(recorded, k)!r})"
+        conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {setting_of(recorded, k)!r})"
                      for k, v in {**given, "n_init": args.n_init, "design": args.design}.items()
-                     if v is not None and _setting(recorded, k) != v]
+                     if v is not None and setting_of(recorded, k) != v]
         if previous:
             if args.problem is not None and args.problem != previous.get("problem"):
                 conflicts.append(f"--problem {args.problem!r} (journal: {previous.get('problem')!r})")
@@ -349,30 +368,22 @@ def cmd_run(args) -> int:
                          f"pass --problem/--dim of the original run")
 
     options = {} if resuming else {k: v for k, v in (("n_init", args.n_init), ("design", args.design)) if v is not None}
-    model_options = _model_options(args)
-    if model_options and resuming:
-        run_parser.error("--resume continues the run with the journal's settings; drop the DNGO options "
-                         f"({', '.join(sorted(model_options))})")
-    if model_options and settings["model"] not in ("dngo", "ensemble"):
-        run_parser.error(f"{', '.join(sorted(model_options))}: options of --model dngo or ensemble, "
-                         f"not {settings['model']!r}")
-    options.update(model_options)
-    if args.escape:
-        if resuming:
-            run_parser.error("--resume continues the run with the journal's settings; drop --escape")
-        options["escape"] = True
-    if args.units is not None:
-        if resuming:
-            run_parser.error("--resume continues the run with the journal's settings; drop --units")
-        if settings["model"] not in BOCK_MODELS:
-            run_parser.error(f"--units: an option of --model {'|'.join(BOCK_MODELS)}, not {settings['model']!r}")
-        options["units"] = args.units
+    given = _given_model_options(args)
+    if given and resuming:
+        run_parser.error("--resume continues the run with the journal's settings; drop the model options "
+                         f"({', '.join(sorted(given))})")
+    fields = models.option_names(settings["model"]) if given else ()
+    foreign = sorted(f"{flag} ({field})" for flag, (field, _) in given.items() if field.split(".")[0] not in fields)
+    if foreign:
+        run_parser.error(f"{', '.join(foreign)}: not option(s) of --model {settings['model']} (its options: "
+                         f"{', '.join(fields)})")
+    options.update(_nest(given))
     explicit = {} if resuming else {k: settings[k] for k in ("model", "acquisition", "seed")}
     if not resuming and settings["inference"] is not None:
         explicit["inference"] = settings["inference"]
     try:
         if not resuming:
-            settings = _describe(jbo.loop.Settings.create(**explicit, **options).to_dict())
+            settings = _describe(loop.Settings.create(**explicit, **options).to_dict())
     except ValueError as err:
         run_parser.error(str(err))
     os.makedirs(out, exist_ok=True)
@@ -384,7 +395,7 @@ def cmd_run(args) -> int:
         "problem": problem.name, "dim": problem.dim, "optimum": float(problem.optimum),
         "model": settings["model"], "inference": settings["inference"],
         "acquisition": settings["acquisition"], "seed": settings["seed"], "budget": args.budget,
-        "jbo_version": jbo.__version__,
+        "jbo_version": __version__,
     }
     _write_json(results_path, {**base, "status": "running"})
 
@@ -402,7 +413,7 @@ def cmd_run(args) -> int:
         clock[0] = now
 
     try:
-        result = jbo.minimize(problem.evaluate, space, budget=args.budget, journal=journal_path,
+        result = minimize(problem.evaluate, space, budget=args.budget, journal=journal_path,
                               resume=args.resume, progress=not args.quiet, callback=record_timing,
                               **explicit, **options)
     except KeyboardInterrupt:
@@ -448,8 +459,6 @@ def cmd_run(args) -> int:
 # jbo problems
 # ------------------------------------------------------------------------------------------------
 def _bounds_summary(bounds) -> str:
-    import numpy as np
-
     def interval(row):
         return f"[{row[0]:g}, {row[1]:g}]"
 
@@ -464,8 +473,6 @@ def _bounds_summary(bounds) -> str:
 
 
 def cmd_problems(args) -> int:
-    from jbo.benchmarks import get_problem, list_problems
-
     rows = []
     for name in list_problems():
         p = get_problem(name)
@@ -485,12 +492,6 @@ def cmd_problems(args) -> int:
 # jbo plot
 # ------------------------------------------------------------------------------------------------
 def cmd_plot(args) -> int:
-    import numpy as np
-
-    from jbo import journal as journal_io
-    from jbo import plotting
-    from jbo.benchmarks import get_problem
-
     plot_parser = args.subparser
     runs = []
     for directory in args.dirs:
@@ -550,8 +551,6 @@ def use_cpu_devices(count: int, strict: bool = True) -> None:
       count: number of CPU devices.
       strict: exit with a message if JAX already runs with another count (else keep what it has).
     """
-    import jax
-
     try:
         jax.config.update("jax_num_cpu_devices", count)
     except RuntimeError as error:  # the backend already runs in this process
@@ -570,8 +569,13 @@ def main(argv: list[str] | None = None) -> int:
         configure_jax()
         if args.cpu_devices:
             use_cpu_devices(args.cpu_devices)
-        elif args.model == "ensemble":
-            use_cpu_devices(max(1, min(os.cpu_count() or 1, args.n_networks or 5)), strict=False)
+        else:
+            try:
+                members = models.create(args.model or DEFAULTS["model"], **_nest(_given_model_options(args))).members
+            except ValueError:  # cmd_run reports it
+                members = 1
+            if members > 1:
+                use_cpu_devices(max(1, min(os.cpu_count() or 1, members)), strict=False)
     return args.func(args)
 
 

@@ -14,24 +14,7 @@ from typing import NamedTuple
 import jax.numpy as jnp
 import numpy as np
 
-
-class Data(NamedTuple):
-    """Observations in the unit cube.
-
-    Attributes:
-      x: ``(N_pad, D)`` inputs in ``[0, 1]^D``.
-      y: ``(N_pad,)`` standardised targets (zero on padded rows).
-      mask: ``(N_pad,)`` bool, ``True`` on real rows.
-    """
-
-    x: jnp.ndarray
-    y: jnp.ndarray
-    mask: jnp.ndarray
-
-    @property
-    def n(self):
-        """Number of real rows (a traced scalar inside ``jit``)."""
-        return jnp.sum(self.mask)
+from jbo.types import Data
 
 
 class Standardizer(NamedTuple):

@@ -99,8 +99,9 @@ def leaf_templates(space) -> tuple[np.ndarray, np.ndarray]:
     return template, columns
 
 
-def initial_design(key, space, n: int, table, centre: bool = False):
-    """The initial design ``(n, D)`` of a run, drawn from ``key`` (traceable).
+def initial_points(key, space, n: int, table, centre: bool = False):
+    """The points ``(n, D)`` of a run's initial design, drawn from ``key`` (traceable; a run's design, from
+    its settings, is :func:`jbo.loop.initial_design`).
 
     With ``centre`` the first point is the centre of the unit cube (BOCK's reference code starts
     there, the point its prior assumption favours: Oh et al. 2018, §3) and the rest follow below.
@@ -120,7 +121,7 @@ def initial_design(key, space, n: int, table, centre: bool = False):
     table = jnp.asarray(table)
     if centre:
         middle = jnp.full((1, table.shape[-1]), 0.5, table.dtype)
-        return jnp.concatenate([middle, initial_design(key, space, n, table)])[:n]
+        return jnp.concatenate([middle, initial_points(key, space, n, table)])[:n]
     k_shift, k_order, k_leaf = jax.random.split(key, 3)
     sobol = shifted(k_shift, table)
     if not space.is_conditional:

@@ -7,12 +7,11 @@ uses one core whatever the machine has. Splitting the host into several CPU devi
 several GPUs the same code puts members on each GPU.
 
 The split is one single-device call per block of members, each issued from its own host thread (JAX
-releases the GIL while a program runs), not one multi-device ``shard_map``-ped program; measured on 2
-CPU devices (jax 0.10.2), both train the networks equally fast, while calls dispatched from a single
-thread ran one after the other. jbo splits only network training (a ``scan`` of dense layers): two
+releases the GIL while a program runs), not one multi-device ``shard_map``-ped program: on CPU devices
+both train the networks equally fast, while calls dispatched from a single thread run one after the other. jbo splits only network training (a ``scan`` of dense layers): two
 programs with ``while`` loops (the BLR's samplers and MAP fit, then around a Cholesky) running at once
 on two CPU devices deadlocked XLA's CPU runtime, split either way, so those stay on one device, where
-they now cost a few hundredths of a second (:mod:`jbo.models.blr` needs no factorisation per step).
+they now cost a few hundredths of a second (:mod:`jbo.surrogates.blr` needs no factorisation per step).
 """
 
 from __future__ import annotations

@@ -35,8 +35,8 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
+from jbo import checks
 from jbo.design import local_points
 
 
@@ -65,17 +65,9 @@ class EscapeConfig(NamedTuple):
         if unknown:
             raise ValueError(f"unknown escape option(s) {unknown}; valid: {list(cls._fields)}")
         config = cls(**fields)
-        for field in ("patience", "steps"):
-            value = getattr(config, field)
-            if isinstance(value, bool) or int(value) != value or value < 1:
-                raise ValueError(f"escape.{field} must be a positive integer, got {value!r}")
-        for field in ("radius", "tolerance", "near"):
-            value = getattr(config, field)
-            if isinstance(value, bool) or not np.isfinite(value) or value <= 0:
-                raise ValueError(f"escape.{field} must be a positive number, got {value!r}")
-        return config._replace(patience=int(config.patience), steps=int(config.steps),
-                               radius=float(config.radius), tolerance=float(config.tolerance),
-                               near=float(config.near))
+        return config._replace(**{f: checks.integer(f"escape.{f}", getattr(config, f), 1, True) for f in ("patience", "steps")},
+                               **{f: checks.positive(f"escape.{f}", getattr(config, f))
+                                  for f in ("radius", "tolerance", "near")})
 
     @classmethod
     def from_option(cls, option) -> "EscapeConfig | bool":

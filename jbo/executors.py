@@ -38,15 +38,23 @@ import concurrent.futures as cf
 import heapq
 import itertools
 import math
+import multiprocessing
 import numbers
+import pickle
+import sys
 import time
+import traceback
 import uuid
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from jbo import checks
+
 __all__ = ["SimulatedExecutor", "SimulatedFuture", "RayExecutor", "SubmititExecutor", "ExecutorError",
-           "Evaluation", "backend", "wait_first", "worker_count", "lognormal"]
+           "Evaluation", "backend", "wait_first", "worker_count", "lognormal", "evaluate_safely", "plan",
+           "run_parallel"]
 
 
 class ExecutorError(RuntimeError):
@@ -63,10 +71,34 @@ class ExecutorError(RuntimeError):
         self.result = result
 
 
+def evaluate_safely(fn: Callable, config: dict) -> tuple[Any, str | None, float]:
+    """Call ``fn(config)``; an exception or a non-numeric/non-finite return is a failure, not a crash.
+
+    ``fn`` returns the objective value, or ``(value, [c_1, ..., c_K])`` with constraint values known at
+    evaluation (feasible when every ``c_k <= 0``); the result's value is then that pair.
+    """
+    start = time.perf_counter()
+    try:
+        result = fn(config)
+        constraints = None
+        if isinstance(result, (tuple, list)) and len(result) == 2 and np.ndim(result[1]) == 1:
+            result, constraints = result
+            constraints = [float(c) for c in constraints]
+        value = float(np.asarray(result).reshape(()))
+        error = None if math.isfinite(value) else f"non-finite value {value!r}"
+        if constraints is not None:
+            value = (value, constraints)
+    except KeyboardInterrupt:
+        raise
+    except Exception as err:  # the objective is user code: record any failure and go on
+        value, error = None, f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=3)}"
+    return value, error, time.perf_counter() - start
+
+
 class Evaluation:
     """The task sent to a worker: ``Evaluation(fn, token)(config) -> (value, error, seconds)``.
 
-    It runs :func:`jbo.optimizer.evaluate_safely` in the worker, so an exception or a non-finite
+    It runs :func:`evaluate_safely` in the worker, so an exception or a non-finite
     value of ``fn`` comes back as a failed evaluation with its error text, not as a failed future.
     Each submission gets its own ``token``, which Dask uses as the task's key: two evaluations of
     the same configuration are two tasks, never one cached result.
@@ -77,8 +109,6 @@ class Evaluation:
         self.token = token if token is not None else uuid.uuid4().hex
 
     def __call__(self, config):
-        from jbo.optimizer import evaluate_safely
-
         return evaluate_safely(self.fn, config)
 
     def __dask_tokenize__(self):
@@ -380,9 +410,7 @@ def worker_count(executor) -> int | None:
 
 def check_workers(n_workers) -> int:
     """``n_workers`` as an int, or a ``ValueError`` naming it."""
-    if isinstance(n_workers, bool) or not isinstance(n_workers, numbers.Integral) or n_workers < 1:
-        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
-    return int(n_workers)
+    return checks.integer("n_workers", n_workers, 1)
 
 
 def _poll_first(futures, longest: float = 1.0) -> set:
@@ -434,3 +462,137 @@ def outcome(future) -> tuple[Any, str | None, float | None]:
     if not (isinstance(result, tuple) and len(result) == 3):
         return None, f"the executor returned {type(result).__name__}, not the evaluation's result", None
     return result
+
+
+# ----------------------------------------------------------------------------- the parallel loop
+
+
+def plan(fn, n_workers, executor):
+    """``(workers, engine)`` of a run: ``(None, None)`` for the sequential loop; ``engine`` is
+    ``None`` for the default process pool. Raises on bad input, before anything runs."""
+    workers = None if n_workers is None else check_workers(n_workers)
+    if executor is None:
+        if workers is None or workers == 1:
+            return None, None
+        _check_picklable(fn, workers)
+        return workers, None
+    engine = backend(executor)
+    if workers is None:
+        workers = worker_count(executor)
+        if workers is None:
+            raise ValueError(f"n_workers is required with an executor of type {type(executor).__name__} "
+                             "(it does not say how many workers it has): the number of evaluations to keep in flight")
+    if isinstance(executor, cf.ProcessPoolExecutor):
+        context = getattr(executor, "_mp_context", None)
+        spawned = context is not None and context.get_start_method() != "fork"
+        _check_picklable(fn, workers, default=False, spawned=spawned)
+    return workers, engine
+
+
+def _check_picklable(fn, workers: int, default: bool = True, spawned: bool = True) -> None:
+    where = (f"n_workers={workers} without an executor evaluates it in a local ProcessPoolExecutor" if default
+             else "a ProcessPoolExecutor evaluates it in other processes")
+    advice = ("define it at module level (a functools.partial of a module-level function works too), or pass "
+              f"executor=concurrent.futures.ThreadPoolExecutor({workers}), a Dask, Ray or submitit executor "
+              "(these pickle with cloudpickle)")
+    try:
+        pickle.dumps(fn)
+    except Exception as err:
+        raise TypeError(f"fn must be picklable: {where} ({type(err).__name__}: {err}); {advice}") from None
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if spawned and getattr(fn, "__module__", None) == "__main__" and not getattr(module, "__file__", None):
+        raise TypeError(f"fn is defined in an interactive session, which worker processes cannot import: {where}; "
+                        f"{advice}")
+
+
+def _default_pool(workers: int) -> cf.ProcessPoolExecutor:
+    # spawn, not fork: this process runs JAX's threads, and a forked child may deadlock on their locks.
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+def run_parallel(opt, fn, budget: int, workers: int, engine, executor, size, told, result) -> None:
+    """The asynchronous loop: keep ``workers`` evaluations in flight, tell each as it returns.
+
+    Args:
+      opt: the ask/tell side (a :class:`jbo.Optimizer`): ``pending`` (points sent to workers and not told,
+        re-submitted first), ``ask_pending(size, submitted_at) -> (id, config)`` (a point journaled as
+        pending before it leaves), ``record(config, value, error, seconds, ident=, times=)`` and
+        ``n_observed``.
+      fn: the objective; budget: evaluations in total; workers: evaluations in flight.
+      engine: the executor as :func:`backend` adapts it, or ``None`` for a default process pool owned here.
+      executor: the user's executor (for messages).
+      size: ``n -> padded size`` of the model's buffers; told: called after every evaluation told.
+      result: ``() -> Result`` of the evaluations told so far (carried by an :class:`ExecutorError`).
+    """
+    owned = engine is None
+    if owned:
+        engine = _default_pool(workers)
+    now = clock(engine)
+    token = uuid.uuid4().hex
+    resubmit = [(entry["id"], entry["config"]) for entry in opt.pending]  # a resumed run's
+    in_flight: dict = {}  # future -> (id, config, submitted_at)
+
+    replaced = False  # the default pool was replaced and no evaluation has returned since
+
+    def submit(ident, config):
+        nonlocal engine, replaced
+        task = Evaluation(fn, f"{token}-{ident}")
+        try:
+            return engine.submit(task, config)
+        except BrokenProcessPool as err:
+            if not owned:
+                raise
+            if replaced:  # broken again before any evaluation came back: replacing it again would not help
+                raise BrokenProcessPool(f"{err} (twice in a row, before any evaluation returned: a script that runs "
+                                        "jbo.minimize with worker processes needs the `if __name__ == "
+                                        "\"__main__\":` guard, since spawned workers import it)") from err
+            engine.shutdown(wait=False, cancel_futures=True)  # a worker died and broke the pool: a new one
+            engine, replaced = _default_pool(workers), True
+            return engine.submit(task, config)
+
+    try:
+        while True:
+            while len(in_flight) < workers and opt.n_observed + len(in_flight) < budget:
+                submitted = None if now is None else now()
+                if resubmit:
+                    ident, config = resubmit.pop(0)
+                else:
+                    ident, config = opt.ask_pending(size(opt.n_observed), submitted_at=submitted)
+                try:
+                    future = submit(ident, config)
+                except Exception as err:
+                    raise _submit_error(opt, executor if executor is not None else engine, err, result) from err
+                in_flight[future] = (ident, config, submitted)
+            if not in_flight:
+                break
+            done = wait_first(engine, in_flight)
+            order = sorted(done, key=lambda f: (getattr(f, "finished_at", 0.0), in_flight[f][0]))
+            for future in order:
+                ident, config, submitted = in_flight.pop(future)
+                value, error, seconds = outcome(future)
+                replaced = replaced and seconds is None  # seconds: the evaluation ran (and returned)
+                times = None
+                if now is not None:
+                    times = {"submitted_at": submitted, "finished_at": getattr(future, "finished_at", None) or now()}
+                opt.record(config, value, error, seconds, ident=ident, times=times)
+                told()
+    finally:
+        for future in in_flight:
+            try:
+                future.cancel()
+            except Exception:  # best effort: the run is stopping anyway
+                pass
+        if owned:
+            engine.shutdown(wait=not in_flight, cancel_futures=True)
+
+
+def _submit_error(opt, executor, err: Exception, result) -> ExecutorError:
+    pending = len(opt.pending)
+    if opt.journal_path is not None:
+        kept = (f"they are in the journal {opt.journal_path!r}, with the {pending} point(s) sent or being sent to "
+                "workers as pending records that resume=True re-submits")
+    else:
+        kept = "no journal was kept: they are in this error's .result"
+    return ExecutorError(
+        f"executor {type(executor).__name__}: submit raised {type(err).__name__}: {err}. "
+        f"{opt.n_observed} evaluation(s) were told before; {kept}", result=result())

@@ -26,26 +26,9 @@ from numpyro.infer import NUTS
 from numpyro.infer.util import constrain_fn, potential_energy, unconstrain_fn
 
 from jbo import slice as slice_sampling
-from jbo.data import Data
-from jbo.models.base import Surrogate
+from jbo.types import Data, Samples, Start, Surrogate
 
 METHODS = ("slice", "nuts", "map")
-
-
-class Samples(NamedTuple):
-    """Stacked hyperparameter samples.
-
-    Attributes:
-      params: constrained params PyTree for ``surrogate.condition``, leading axis ``S``.
-      z: ``(S, P)`` flat unconstrained samples (warm starts).
-      log_density: ``(S,)`` unnormalised log posterior at each sample.
-      info: method-specific diagnostics (dict of arrays).
-    """
-
-    params: Any
-    z: jnp.ndarray
-    log_density: jnp.ndarray
-    info: dict
 
 
 def joint_model(surrogate: Surrogate):
@@ -327,18 +310,6 @@ def to_params(surrogate: Surrogate, data):
 def example_data(dim: int, dtype=jnp.float64) -> Data:
     """A one-row :class:`Data` of dimension ``dim`` (for shapes, e.g. :func:`num_params`)."""
     return Data(jnp.zeros((1, dim), dtype), jnp.zeros((1,), dtype), jnp.ones((1,), bool))
-
-
-class Start(NamedTuple):
-    """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
-    sample) and ``restarts`` ``(R, P)`` prior draws the first MAP fit also starts from.
-
-    Drawn once per run by :func:`cold_start`, outside the per-suggestion program, so that program
-    holds no sampling code.
-    """
-
-    z: jnp.ndarray
-    restarts: jnp.ndarray
 
 
 def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Start:

@@ -23,15 +23,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import cache, design, linalg, models
-from jbo.data import Data, bucket_size
+from jbo import acquisition as acq
+from jbo import cache, checks, design, linalg, models, records
+from jbo.data import bucket_size
 from jbo.devices import num_devices
-from jbo.models.base import Acquisition, Constraints, Inputs, ModelConfig, Pending, check_choice
-from jbo.acquisition import PENDING
+from jbo.models.base import ModelConfig, check_choice
 from jbo.optimize import MaximizeConfig
 from jbo.spaces import Space
+from jbo.types import Acquisition, Constraints, Data, Inputs, Pending
 
-ACQUISITIONS = ("ei", "logei", "pi", "ucb", "thompson")
+ACQUISITIONS = acq.NAMES
 FAILURE_POLICIES = ("worst", "ignore", "constraint")
 DESIGNS = ("sobol", "centre")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
@@ -49,7 +50,9 @@ class Settings:
         ``"tree"``, ``"tree-paper"``, ``"independent"``, ``"marginal"``, ``"bock"``, ``"bock-w"``,
         ``"bock-b"``, ``"matern"``, ``"random"``) or a config object
         (``jbo.models.GP(kernel="se")``); a name becomes its config with that name's defaults.
-      acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``.
+      acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``, or
+        one of your own: a function ``score = acquisition(mean, var, best)`` or a
+        :class:`jbo.acquisition.Pointwise` (:mod:`jbo.acquisition`).
       seed: seed of every random choice of the run.
       n_init: size of the initial design (default ``max(5, D + 1)``); observations told before the
         first ``ask`` count towards it.
@@ -91,21 +94,15 @@ class Settings:
             object.__setattr__(self, "model", models.create(self.model))
         if self.design is None:
             object.__setattr__(self, "design", self.model.default_design())
-        check_choice("acquisition", self.acquisition, ACQUISITIONS)
+        object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
         check_choice("failures", self.failures, FAILURE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
-        check_choice("pending", self.pending, PENDING)
+        check_choice("pending", self.pending, acq.PENDING)
         check_choice("design", self.design, DESIGNS)
-        if isinstance(self.num_fantasies, bool) or int(self.num_fantasies) != self.num_fantasies or self.num_fantasies < 1:
-            raise ValueError(f"num_fantasies must be a positive integer, got {self.num_fantasies!r}")
-        object.__setattr__(self, "num_fantasies", int(self.num_fantasies))
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer, got {self.seed!r}")
-        object.__setattr__(self, "seed", int(self.seed))
+        object.__setattr__(self, "num_fantasies", checks.integer("num_fantasies", self.num_fantasies, 1, True))
+        object.__setattr__(self, "seed", checks.integer("seed", self.seed))
         if self.n_init is not None:
-            if isinstance(self.n_init, bool) or int(self.n_init) != self.n_init or int(self.n_init) < 1:
-                raise ValueError(f"n_init must be an integer >= 1, got {self.n_init!r}")
-            object.__setattr__(self, "n_init", int(self.n_init))
+            object.__setattr__(self, "n_init", checks.integer("n_init", self.n_init, 1, True))
         beta = self.ucb_beta
         if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta < 0:
             raise ValueError(f"ucb_beta must be a non-negative number, got {beta!r}")
@@ -156,6 +153,7 @@ class Settings:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["model"] = self.model.to_dict()
         d["maximize"] = self.maximize._asdict()
+        d["acquisition"] = records.to_record(self.acquisition)
         return d
 
     @classmethod
@@ -164,12 +162,15 @@ class Settings:
         had configs (``{"model": "gp", "inference": ..., "kernel": ..., ...}``)."""
         d = dict(d)
         d.setdefault("design", "sobol")  # journals written before the design was recorded started so
+        if records.is_record(d.get("acquisition")):
+            d["acquisition"] = records.from_record(d["acquisition"])
         known = {f.name for f in dataclasses.fields(cls)}
-        if isinstance(d.get("model"), dict):
+        if isinstance(d.get("model"), (dict, ModelConfig)):
             unknown = sorted(set(d) - known)
             if unknown:
                 raise ValueError(f"unknown setting(s) {unknown}; valid: {sorted(known)}")
-            d["model"] = models.from_dict(d["model"])
+            if isinstance(d["model"], dict):
+                d["model"] = models.from_dict(d["model"])
             return cls(**d)
         # The flat format carried every model's options whatever the model; those of other models
         # had no effect and are dropped.
@@ -293,7 +294,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
 
     Args:
       settings: the run's settings (static); space: the search space (static).
-      model_state: the model's carried state (:func:`jbo.models.base.Model` ``init``'s PyTree).
+      model_state: the model's carried state (the PyTree of :meth:`jbo.models.ModelConfig.init`).
       fitted: bool scalar, the model has been fitted before (warm start).
       history: padded observations; pending: points being evaluated.
       table: ``(A, D)`` Sobol table of the anchors (:func:`jbo.design.sobol_table`).
@@ -303,7 +304,6 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
-    model = models.model_of(settings.model)
     data, best, num_ok, scale = standardize(history, settings.failures)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
@@ -314,7 +314,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
                     constraint_data(history) if num_constraints else None, scale)
     acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
-    x, new_state, info = model.step(settings.model, space, acquisition, model_state, inputs, k_model)
+    x, new_state, info = settings.model.step(space, acquisition, model_state, inputs, k_model)
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)
@@ -329,7 +329,7 @@ _standardize = jax.jit(standardize, static_argnames=("failures",))
 
 @functools.partial(jax.jit, static_argnames=("space", "n", "centre"))
 def _design(key, space: Space, n: int, table, centre: bool = False):
-    return space.round_trip(design.initial_design(key, space, n, table, centre))
+    return space.round_trip(design.initial_points(key, space, n, table, centre))
 
 
 def design_table(settings: Settings, space: Space, dtype=None) -> np.ndarray:
@@ -400,7 +400,7 @@ def init(settings: Settings, space: Space) -> LoopState:
     """The empty state of a run."""
     empty = np.zeros((0, space.dim))
     key = jax.random.fold_in(run_key(settings.seed), INIT_STREAM)
-    model_state = models.model_of(settings.model).init(settings.model, space, settings.float_dtype, key)
+    model_state = settings.model.init(space, settings.float_dtype, key)
     return LoopState(empty, np.zeros(0), empty, model_state, False, 0)
 
 
@@ -450,7 +450,7 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
     n_init = settings.initial_size(space.dim)
     position = len(state.y) + len(state.pending)
     info: dict = {"n": len(state.y)}
-    if settings.model_name != "random" and position < n_init:
+    if settings.model.uses_initial_design and position < n_init:
         x, info["phase"] = initial_design(settings, space)[position], "initial"
     else:
         dtype = settings.float_dtype
@@ -459,11 +459,10 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
         size = bucket_size(len(state.y)) if size is None else int(size)
         key = _suggestion_key(settings.seed, state.n_suggested)  # = suggestion_key(run_key(seed), n), one dispatch
         history, program, model_state = padded_history(state, size, dtype), settings.program(), state.model_state
-        model = models.model_of(settings.model)
-        if model.prepare is not None and num_devices() > 1:
+        if num_devices() > 1 and type(settings.model).prepare is not ModelConfig.prepare:
             data = _standardize(history, failures=settings.failures)[0]
             model_key = jax.random.split(key)[0]  # the key suggestion() hands the model
-            config, model_state = model.prepare(settings.model, model_state, data, model_key, not state.fitted)
+            config, model_state = settings.model.prepare(model_state, data, model_key, not state.fitted)
             program = dataclasses.replace(program, model=config)
         x, model_state, fitted, model_info = compiled_suggestion(
             program, space, model_state, jnp.asarray(state.fitted), history, padded_pending(state.pending, dtype),

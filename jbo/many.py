@@ -28,11 +28,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import loop, models
+from jbo import checks, loop
 from jbo.data import multiple_of_8
-from jbo.models.base import ModelConfig, Pending
+from jbo.models.base import ModelConfig
 from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
+from jbo.types import Pending
 
 
 class Trace(NamedTuple):
@@ -99,15 +100,13 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
     """
     if "seed" in options:
         raise ValueError("seed is not an option of run_function: pass the key (jax.random.key(seed)) to run")
-    if isinstance(budget, bool) or int(budget) != budget or int(budget) < 1:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
+    budget = checks.integer("budget", budget, 1, integral_floats=True)
     settings = loop.Settings.create(model, **options)
     _enable_dtype(settings.dtype)
     program, budget, dtype = settings.program(), int(budget), settings.float_dtype
     size = capacity(budget)
-    n_init = 0 if settings.model_name == "random" else min(settings.initial_size(space.dim), budget)
+    n_init = min(settings.initial_size(space.dim), budget) if settings.model.uses_initial_design else 0
     objective = _objective(fn, space, dtype)
-    model = models.model_of(settings.model)
     design_table = loop.design_table(settings, space, np.float64)
     anchor_table = np.asarray(loop.anchor_table(settings, space))
 
@@ -120,7 +119,7 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
                                   jnp.asarray(design_table, dtype), settings.design == "centre").astype(dtype)
             x, y = x.at[:n_init].set(points), y.at[:n_init].set(jax.vmap(objective)(points))
         history = loop.History(x, y, jnp.arange(size) < n_init)
-        state = model.init(settings.model, space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
+        state = settings.model.init(space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
         pending = Pending.empty(space.dim, dtype)
         table = jnp.asarray(anchor_table, dtype)
 
@@ -159,8 +158,7 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
         accelerator is for) or ``"map"`` (one after the other inside the program, ``lax.map``).
         Default: ``"vmap"`` on a GPU/TPU, ``"map"`` on a CPU, where batched runs wait for each
         other's loops (a batched sampler or L-BFGS runs until its slowest seed is done) and gain
-        no parallelism: measured on 2 cores, 10 seeds of Hartmann6 at 60 evaluations (MAP) ran in
-        2.9 s mapped against 7.3 s vmapped, and compiled in 9.3 s against 13.7 s.
+        no parallelism (BENCHMARKS.md, design choices).
     Returns:
       :class:`ManyResult`.
     """

@@ -6,25 +6,19 @@ the history in user units and owns the journal.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import math
-import multiprocessing
 import os
-import pickle
-import sys
 import time
-import traceback
-import uuid
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Mapping, NamedTuple
 
 import jax
 import numpy as np
 
+from jbo import acquisition as acq
 from jbo import executors as executors_lib
 from jbo import journal as journal_io
-from jbo import loop
+from jbo import checks, loop, records
 from jbo.data import run_sizes
 from jbo.models.base import ModelConfig
 from jbo.spaces import Space
@@ -120,18 +114,23 @@ class Optimizer:
           **settings: settings the caller expects (as for :class:`Optimizer`); a ``ValueError`` names
             those that differ from the journal's.
 
+        The journal names the pieces of a run that are not jbo's (a kernel, an acquisition, a surrogate or a
+        model class of yours) by import path, and they are imported again; where that cannot be done (a
+        lambda, a class of an interactive session), pass the same object again (``model=...``,
+        ``acquisition=...``), or a ``ValueError`` says which.
+
         Points of a parallel run that were sent to workers and never returned (pending records
         without an observation) are pending again: the model treats them as running, and
         :attr:`pending` lists them, to evaluate and tell (:func:`minimize` re-submits them first).
         """
         header, observations, pending = journal_io.read_run(path)
         journal_space = Space.from_dict(header["space"])
-        journal_settings = loop.Settings.from_dict(header["settings"])
+        journal_settings = _journal_settings(path, header["settings"], settings)
         check_resume(path, journal_space, journal_settings, space, settings)
         opt = cls.__new__(cls)
         opt._start(journal_space, journal_settings)
         for record in observations:
-            opt._record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
+            opt.record(record["config"], record.get("value"), record.get("error"), record.get("seconds"),
                         x=record.get("x"), ident=record.get("id"),
                         times={k: record[k] for k in _TIME_FIELDS if record.get(k) is not None},
                         feasible=record.get("feasible", True),
@@ -193,8 +192,9 @@ class Optimizer:
             configs.append(self.space.decode(x))
         return configs[0] if n is None else configs
 
-    def _ask_pending(self, size: int | None = None, submitted_at: float | None = None) -> tuple[int, dict]:
-        """Suggest a point to send to a worker: ``(id, config)``, journaled as a pending record first."""
+    def ask_pending(self, size: int | None = None, submitted_at: float | None = None) -> tuple[int, dict]:
+        """Suggest a point to send to a worker: ``(id, config)``, journaled as a pending record first (a
+        resumed run re-submits it); tell its outcome with :meth:`record` and ``ident=id``."""
         config = self.ask(size=size)
         x = np.array(self.state.pending[-1], np.float64)
         ident, self._next_id = self._next_id, self._next_id + 1
@@ -245,7 +245,7 @@ class Optimizer:
                 value = float(value)
             except (TypeError, ValueError):
                 raise ValueError(f"value must be a number or None, got {type(value).__name__}") from None
-        self._record(config, value, error, None, feasible=bool(feasible), constraints=constraints)
+        self.record(config, value, error, None, feasible=bool(feasible), constraints=constraints)
 
     def _check_constraints(self, constraints):
         """Validated constraint values (a list of floats), or ``None``; ``K`` must not change within a run."""
@@ -261,7 +261,17 @@ class Optimizer:
                              f"({known or 'at least one'}), got {len(values)}")
         return values
 
-    def _record(self, config, value, error, seconds, x=None, ident=None, times=None, feasible=True, constraints=None):
+    def record(self, config, value, error, seconds, x=None, ident=None, times=None, feasible=True, constraints=None):
+        """Record an evaluation's outcome as :func:`jbo.executors.evaluate_safely` returns it (journal first).
+
+        Args:
+          config: the configuration; value: its value, or ``(value, constraint values)``, or ``None``.
+          error: why it failed, if it did; seconds: how long it ran.
+          x: its encoded row (default: the pending suggestion it answers, or its encoding).
+          ident: the id of the pending point it answers (a parallel run's).
+          times: ``submitted_at`` / ``finished_at`` of an executor with a clock.
+          feasible, constraints: as for :meth:`tell`.
+        """
         config = self.space.validate(config)
         if isinstance(value, tuple):  # (value, constraint values) from an objective that reports them
             value, constraints = value
@@ -317,12 +327,35 @@ class Optimizer:
     def n_observed(self) -> int:
         return len(self.history)
 
+    @property
+    def journal_path(self) -> str | None:
+        """The journal this optimizer appends to, or ``None``."""
+        return None if self._journal is None else self._journal.path
+
     def close(self) -> None:
         if self._journal is not None:
             self._journal.close()
 
 
 _TIME_FIELDS = ("submitted_at", "finished_at")
+
+
+def _journal_settings(path, recorded: dict, given: dict) -> loop.Settings:
+    """The settings a journal recorded, with the pieces it names but this process cannot import taken from
+    the caller (``given["model"]``, ``given["acquisition"]``) where they are the same pieces."""
+    recorded = dict(recorded)
+    for field in ("model", "acquisition"):
+        if field in given and field in recorded and not isinstance(given[field], str):
+            mine = given[field]
+            if field == "acquisition":
+                mine = acq.as_acquisition(mine)
+            ours = mine.to_dict() if isinstance(mine, ModelConfig) else records.to_record(mine)
+            if records.same_piece(recorded[field], mine) or records.same_piece(recorded[field], ours):
+                recorded[field] = mine
+    try:
+        return loop.Settings.from_dict(recorded)
+    except records.RecordError as err:
+        raise ValueError(f"cannot resume {os.fspath(path)!r}: {err} (model=..., acquisition=...)") from None
 
 
 def check_resume(path, journal_space: Space, journal_settings: loop.Settings, space: Space | None,
@@ -351,12 +384,12 @@ def check_resume(path, journal_space: Space, journal_settings: loop.Settings, sp
             expected = loop.Settings.create(journal_settings.model if same_name else model, **{**loop_fields, **wanted})
         except ValueError as err:
             raise ValueError(f"cannot resume {os.fspath(path)!r}: {err}") from None
-        fields = sorted(k for k in wanted if _setting(expected, k) != _setting(journal_settings, k))
+        fields = sorted(k for k in wanted if setting_of(expected, k) != setting_of(journal_settings, k))
         if expected.model.name != journal_settings.model.name or (
                 isinstance(model, ModelConfig) and model != journal_settings.model):
             fields.insert(0, "model")
         if fields:
-            detail = ", ".join(f"{k}={_setting(expected, k)!r} (journal: {_setting(journal_settings, k)!r})"
+            detail = ", ".join(f"{k}={setting_of(expected, k)!r} (journal: {setting_of(journal_settings, k)!r})"
                                for k in fields)
             problems.append(f"setting(s) {fields} differ from the journal's: {detail}")
     if problems:
@@ -364,35 +397,11 @@ def check_resume(path, journal_space: Space, journal_settings: loop.Settings, sp
                          + ". Resume with the journal's space and settings (or none), or start a new journal.")
 
 
-def _setting(settings: loop.Settings, name: str):
+def setting_of(settings: loop.Settings, name: str):
     if name == "model":
         return settings.model.name
     value = getattr(settings, name) if name in loop.LOOP_FIELDS else getattr(settings.model, name, None)
     return value._asdict() if hasattr(value, "_asdict") else value
-
-
-def evaluate_safely(fn: Callable, config: dict) -> tuple[Any, str | None, float]:
-    """Call ``fn(config)``; an exception or a non-numeric/non-finite return is a failure, not a crash.
-
-    ``fn`` returns the objective value, or ``(value, [c_1, ..., c_K])`` with constraint values known at
-    evaluation (feasible when every ``c_k <= 0``); the result's value is then that pair.
-    """
-    start = time.perf_counter()
-    try:
-        result = fn(config)
-        constraints = None
-        if isinstance(result, (tuple, list)) and len(result) == 2 and np.ndim(result[1]) == 1:
-            result, constraints = result
-            constraints = [float(c) for c in constraints]
-        value = float(np.asarray(result).reshape(()))
-        error = None if math.isfinite(value) else f"non-finite value {value!r}"
-        if constraints is not None:
-            value = (value, constraints)
-    except KeyboardInterrupt:
-        raise
-    except Exception as err:  # the objective is user code: record any failure and go on
-        value, error = None, f"{type(err).__name__}: {err}\n{traceback.format_exc(limit=3)}"
-    return value, error, time.perf_counter() - start
 
 
 def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
@@ -439,10 +448,8 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
     Returns:
       :class:`Result`.
     """
-    if isinstance(budget, bool) or int(budget) != budget or int(budget) < 1:
-        raise ValueError(f"budget must be a positive integer, got {budget!r}")
-    budget = int(budget)
-    workers, engine = _parallel_plan(fn, n_workers, executor)  # validated before a journal is touched
+    budget = checks.integer("budget", budget, 1, integral_floats=True)
+    workers, engine = executors_lib.plan(fn, n_workers, executor)  # validated before a journal is touched
     start = time.perf_counter()
     explicit = {k: v for k, v in dict(model=model, inference=inference, acquisition=acquisition, seed=seed).items()
                 if v is not None}
@@ -472,16 +479,17 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
             for ident, entry in list(opt._pending.items()):  # a resumed parallel run's lost evaluations
                 if opt.n_observed >= budget:
                     break
-                value, error, seconds = evaluate_safely(fn, entry["config"])
-                opt._record(entry["config"], value, error, seconds, ident=ident)
+                value, error, seconds = executors_lib.evaluate_safely(fn, entry["config"])
+                opt.record(entry["config"], value, error, seconds, ident=ident)
                 told()
             while opt.n_observed < budget:
                 config = opt.ask(size=size(opt.n_observed))
-                value, error, seconds = evaluate_safely(fn, config)
-                opt._record(config, value, error, seconds)
+                value, error, seconds = executors_lib.evaluate_safely(fn, config)
+                opt.record(config, value, error, seconds)
                 told()
         else:
-            _run_parallel(opt, fn, budget, workers, engine, executor, size, told, start)
+            executors_lib.run_parallel(opt, fn, budget, workers, engine, executor, size, told,
+                                       lambda: _result(opt, start))
     finally:
         if bar is not None:
             bar.close()
@@ -495,120 +503,3 @@ def _result(opt: Optimizer, start: float) -> Result:
                   time.perf_counter() - start)
 
 
-def _parallel_plan(fn, n_workers, executor):
-    """``(workers, engine)`` of a run: ``(None, None)`` for the sequential loop; ``engine`` is
-    ``None`` for the default process pool. Raises on bad input, before anything runs."""
-    workers = None if n_workers is None else executors_lib.check_workers(n_workers)
-    if executor is None:
-        if workers is None or workers == 1:
-            return None, None
-        _check_picklable(fn, workers)
-        return workers, None
-    engine = executors_lib.backend(executor)
-    if workers is None:
-        workers = executors_lib.worker_count(executor)
-        if workers is None:
-            raise ValueError(f"n_workers is required with an executor of type {type(executor).__name__} "
-                             "(it does not say how many workers it has): the number of evaluations to keep in flight")
-    if isinstance(executor, cf.ProcessPoolExecutor):
-        context = getattr(executor, "_mp_context", None)
-        spawned = context is not None and context.get_start_method() != "fork"
-        _check_picklable(fn, workers, default=False, spawned=spawned)
-    return workers, engine
-
-
-def _check_picklable(fn, workers: int, default: bool = True, spawned: bool = True) -> None:
-    where = (f"n_workers={workers} without an executor evaluates it in a local ProcessPoolExecutor" if default
-             else "a ProcessPoolExecutor evaluates it in other processes")
-    advice = ("define it at module level (a functools.partial of a module-level function works too), or pass "
-              f"executor=concurrent.futures.ThreadPoolExecutor({workers}), a Dask, Ray or submitit executor "
-              "(these pickle with cloudpickle)")
-    try:
-        pickle.dumps(fn)
-    except Exception as err:
-        raise TypeError(f"fn must be picklable: {where} ({type(err).__name__}: {err}); {advice}") from None
-    module = sys.modules.get(getattr(fn, "__module__", None) or "")
-    if spawned and getattr(fn, "__module__", None) == "__main__" and not getattr(module, "__file__", None):
-        raise TypeError(f"fn is defined in an interactive session, which worker processes cannot import: {where}; "
-                        f"{advice}")
-
-
-def _default_pool(workers: int) -> cf.ProcessPoolExecutor:
-    # spawn, not fork: this process runs JAX's threads, and a forked child may deadlock on their locks.
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-
-
-def _run_parallel(opt: Optimizer, fn, budget: int, workers: int, engine, executor, size, told, start) -> None:
-    """The asynchronous loop: keep ``workers`` evaluations in flight, tell each as it returns."""
-    owned = engine is None
-    if owned:
-        engine = _default_pool(workers)
-    now = executors_lib.clock(engine)
-    token = uuid.uuid4().hex
-    resubmit = [(ident, entry["config"]) for ident, entry in opt._pending.items()]  # a resumed run's
-    in_flight: dict = {}  # future -> (id, config, submitted_at)
-
-    replaced = False  # the default pool was replaced and no evaluation has returned since
-
-    def submit(ident, config):
-        nonlocal engine, replaced
-        task = executors_lib.Evaluation(fn, f"{token}-{ident}")
-        try:
-            return engine.submit(task, config)
-        except BrokenProcessPool as err:
-            if not owned:
-                raise
-            if replaced:  # broken again before any evaluation came back: replacing it again would not help
-                raise BrokenProcessPool(f"{err} (twice in a row, before any evaluation returned: a script that runs "
-                                        "jbo.minimize with worker processes needs the `if __name__ == "
-                                        "\"__main__\":` guard, since spawned workers import it)") from err
-            engine.shutdown(wait=False, cancel_futures=True)  # a worker died and broke the pool: a new one
-            engine, replaced = _default_pool(workers), True
-            return engine.submit(task, config)
-
-    try:
-        while True:
-            while len(in_flight) < workers and opt.n_observed + len(in_flight) < budget:
-                submitted = None if now is None else now()
-                if resubmit:
-                    ident, config = resubmit.pop(0)
-                else:
-                    ident, config = opt._ask_pending(size(opt.n_observed), submitted_at=submitted)
-                try:
-                    future = submit(ident, config)
-                except Exception as err:
-                    raise _submit_error(opt, executor if executor is not None else engine, err, start) from err
-                in_flight[future] = (ident, config, submitted)
-            if not in_flight:
-                break
-            done = executors_lib.wait_first(engine, in_flight)
-            order = sorted(done, key=lambda f: (getattr(f, "finished_at", 0.0), in_flight[f][0]))
-            for future in order:
-                ident, config, submitted = in_flight.pop(future)
-                value, error, seconds = executors_lib.outcome(future)
-                replaced = replaced and seconds is None  # seconds: the evaluation ran (and returned)
-                times = None
-                if now is not None:
-                    times = {"submitted_at": submitted, "finished_at": getattr(future, "finished_at", None) or now()}
-                opt._record(config, value, error, seconds, ident=ident, times=times)
-                told()
-    finally:
-        for future in in_flight:
-            try:
-                future.cancel()
-            except Exception:  # best effort: the run is stopping anyway
-                pass
-        if owned:
-            engine.shutdown(wait=not in_flight, cancel_futures=True)
-
-
-def _submit_error(opt: Optimizer, executor, err: Exception, start: float) -> executors_lib.ExecutorError:
-    pending = len(opt._pending)
-    if opt._journal is not None:
-        kept = (f"they are in the journal {opt._journal.path!r}, with the {pending} point(s) sent or being sent to "
-                "workers as pending records that resume=True re-submits")
-    else:
-        kept = "no journal was kept: they are in this error's .result"
-    return executors_lib.ExecutorError(
-        f"executor {type(executor).__name__}: submit raised {type(err).__name__}: {err}. "
-        f"{opt.n_observed} evaluation(s) were told before; {kept}", result=_result(opt, start))

@@ -15,7 +15,9 @@ Defaults (data are standardised, inputs live in the unit cube):
 * constant mean: normal on the standardised scale;
 * Kumaraswamy warping a, b: log-normal around 1 (the identity warp), as in Snoek et al. (2014);
 * arc kernel (Swersky et al. 2013): log-normal on the scales ω, Beta (uniform by default) on the
-  angles ρ ∈ [0, 1].
+  angles ρ ∈ [0, 1];
+* linear, polynomial and constant kernels: log-normal variances of the size of standardised targets;
+  periodic kernel: log-normal periods of a fraction of the cube's width.
 """
 
 from __future__ import annotations
@@ -111,6 +113,34 @@ def arc_rho_prior(a: float = 1.0, b: float = 1.0) -> dist.Distribution:
     return dist.Beta(a, b)
 
 
+def slope_variance_prior(scale: float = 1.5) -> dist.Distribution:
+    r"""Log-normal on the variance of a linear kernel's slopes (median 1).
+
+    Standardised targets change by a few units across the unit cube when the objective is mostly
+    linear, so slopes of order 1 are typical; ``scale`` lets the data move the variance by orders of
+    magnitude either way.
+    """
+    return dist.LogNormal(0.0, scale)
+
+
+def offset_prior() -> dist.Distribution:
+    """Log-normal on a constant kernel's variance or a polynomial kernel's offset (median 1: the
+    variance of standardised targets)."""
+    return dist.LogNormal(0.0, 1.0)
+
+
+def period_prior(median: float = 0.5, scale: float = 0.75) -> dist.Distribution:
+    """Log-normal on a periodic kernel's period in unit-cube widths (median ``median``: two cycles across
+    the cube; a period beyond the cube's width is indistinguishable from a smooth trend)."""
+    return dist.LogNormal(math.log(median), scale)
+
+
+def periodic_lengthscale_prior() -> dist.Distribution:
+    r"""Log-normal on the lengthscale :math:`\ell` of :math:`\exp(-2 \sin^2(\pi d / p) / \ell^2)`
+    (median 1: a smooth cycle)."""
+    return dist.LogNormal(0.0, 0.75)
+
+
 def sample(name: str, d: dist.Distribution, shape: tuple[int, ...] = ()):
     """``numpyro.sample`` with an explicit event shape (``shape`` i.i.d. copies of ``d``)."""
     if shape:
@@ -119,7 +149,7 @@ def sample(name: str, d: dist.Distribution, shape: tuple[int, ...] = ()):
 
 
 # ----------------------------------------------------------------------------------------------
-# BOCK's cylindrical kernel (Oh, Gavves & Welling 2018), jbo.cylindrical.Cylindrical
+# BOCK's cylindrical kernel (Oh, Gavves & Welling 2018), jbo.kernels.Cylindrical
 # ----------------------------------------------------------------------------------------------
 def angular_weight_prior(scale: float = 2.0) -> dist.Distribution:
     r"""Log-normal on each weight ``c_p`` of BOCK's angular kernel :math:`\sum_p c_p (a_1^\top a_2)^p`.
@@ -127,7 +157,7 @@ def angular_weight_prior(scale: float = 2.0) -> dist.Distribution:
     The paper (eq. 7) only asks ``c_p ≥ 0``. The authors' code (HyperSphere, ``SphereRadialKernel``)
     samples ``log c_p`` under ``N(0, 2²)`` and uses the normalised weights ``c_p / Σ c``, so that the
     angular kernel is a correlation (``K_a(1) = 1``) and the radius kernel's amplitude alone sets the
-    prior variance; :class:`jbo.cylindrical.Cylindrical` normalises the same way. On the simplex the
+    prior variance; :class:`jbo.kernels.Cylindrical` normalises the same way. On the simplex the
     normalised weights are logistic-normal: most prior mass on one or two dominant powers.
 
     Args:

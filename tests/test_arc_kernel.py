@@ -24,7 +24,7 @@ from jbo.kernels import (
     arc_embedding,
     make_arc_kernel,
 )
-from jbo.models.gp import exact_gp
+from jbo.surrogates import exact_gp
 
 BASES = {"matern52": Matern52(), "se": SquaredExponential(), "rq": RationalQuadratic()}
 
@@ -405,8 +405,8 @@ def test_arc_model_ask_tell():
     kp = samples.params["kernel"]
     assert kp["omega"].shape == (2, space.dim) and kp["rho"].shape == (2, space.dim)
     assert all(np.all(np.isfinite(np.asarray(leaf))) for leaf in jax.tree_util.tree_leaves(samples.params))
-    surrogate = arc.surrogate_for("matern52", space)
-    assert surrogate is arc.surrogate_for("matern52", _mlp_like_space())  # cached per equal space
+    surrogate = arc.arc_surrogate("matern52", space)
+    assert surrogate is arc.arc_surrogate("matern52", _mlp_like_space())  # cached per equal space
     with pytest.raises(ValueError, match="warp"):  # the arc kernel has no input warping
         Optimizer(space, model="arc", warp=True)
 

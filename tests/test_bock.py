@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from jax.flatten_util import ravel_pytree
 from scipy.stats import multivariate_normal
 
-from jbo import cylindrical
-from jbo.cylindrical import Cylindrical, bock_surrogate, from_cylinder, to_cylinder
+from jbo.kernels import cylindrical
+from jbo.kernels.cylindrical import Cylindrical, from_cylinder, to_cylinder
+from jbo.surrogates.cylindrical import bock_surrogate
 from jbo.data import Data
-from jbo.models import gp as gp_module
+from jbo.surrogates.gp import exact_gp
 
 NOISE_FLOOR = 1e-6  # bock_surrogate's
 
@@ -277,7 +278,7 @@ def test_no_origin_is_the_exact_gp():
         return jax.jit(run)(params, data, xs)
 
     ours = everything(bock_surrogate())
-    theirs = everything(gp_module.exact_gp(Cylindrical(), noise_floor=NOISE_FLOOR))
+    theirs = everything(exact_gp(Cylindrical(), noise_floor=NOISE_FLOOR))
     np.testing.assert_allclose(float(ours[0]), float(theirs[0]), rtol=1e-10)
     for a, b in zip(ours[1], theirs[1]):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-9, atol=1e-12)
@@ -564,7 +565,6 @@ def test_names_configs_and_the_settings_round_trip():
         assert settings.model == config and settings.model.name == name == settings.model_name
         assert settings.maximize == bock.paper_maximize()  # BOCK's search, also for the Matérn baseline
         assert loop.Settings.from_dict(json_round_trip(settings.to_dict())) == settings
-        assert models.model_of(settings.model) is models.REGISTRY[type(config)]
     matern = models.Matern()
     assert isinstance(matern, models.GP) and matern.ard is False and matern.kernel == "matern52"
     assert models.GP().ard  # jbo's GP stays ARD
@@ -583,23 +583,24 @@ def json_round_trip(d):
 
 
 def test_surrogates():
+    from jbo.kernels import make_kernel
     from jbo.models import bock, gp
 
-    assert bock.surrogate_for(bock.BOCK()) is bock.surrogate_for(bock.BOCK(num_samples=3))  # cached
-    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2, units="standardised"))
+    assert bock.BOCK().surrogate_for(None) is bock.BOCK(num_samples=3).surrogate_for(None)  # cached
+    s = bock.BOCK(warp=False, boundary=True, degree=2, units="standardised").surrogate_for(None)
     base = bock_surrogate(warp=False, boundary=True, degree=2)
     assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
-    s = bock.surrogate_for(bock.BOCK(warp=False, boundary=True, degree=2))  # the default: objective units
+    s = bock.BOCK(warp=False, boundary=True, degree=2).surrogate_for(None)  # the default: objective units
     base = bock_surrogate(warp=False, boundary=True, degree=2, objective_units=True)
     assert s.log_likelihood is base.log_likelihood and s.prior is base.prior
-    m = bock.surrogate_for(bock.Matern())
-    assert m.log_likelihood is gp.surrogate_for("matern52", False, False).log_likelihood
+    m = bock.Matern().surrogate_for(None)
+    assert m.log_likelihood is gp.gp_surrogate(make_kernel("matern52", ard=False)).log_likelihood
     # the config's noise floor is the surrogate's: a floor of 1e-3 is 1e-3 - 1e-6 more noise under the default
     rng = np.random.default_rng(22)
     params = gp_params(34, DIM, noise=0.01)
     data = padded(points(rng, N, DIM, origin=1), rng.normal(size=N))
     raised = dict(params, noise=params["noise"] + 1e-3 - NOISE_FLOOR)
-    floored = bock.surrogate_for(bock.BOCK(noise_floor=1e-3, units="standardised")).log_likelihood(params, data)
+    floored = bock.BOCK(noise_floor=1e-3, units="standardised").surrogate_for(None).log_likelihood(params, data)
     np.testing.assert_allclose(float(floored), float(jitted().log_likelihood(raised, data)), rtol=1e-10)
 
 
@@ -719,7 +720,7 @@ def test_objective_units_priors_are_the_authors_bounds():
 
 def test_objective_units_inputs_are_rescaled_and_need_the_scale():
     from jbo.models import bock
-    from jbo.models.base import Inputs
+    from jbo.types import Inputs
 
     data = padded(np.full((3, 2), 0.25), np.array([-1.0, 0.5, 0.5]))
     inputs = Inputs(data, None, jnp.zeros((1, 2)), jnp.asarray(-1.0), jnp.asarray(True), jnp.asarray(1.0),

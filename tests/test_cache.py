@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import pytest
 
 import jbo
-from jbo import cache, loop
+from jbo import cache
 from jbo.loop import Settings
 from jbo.spaces import Real, Space
 
@@ -165,3 +165,56 @@ def test_every_model_suggests_the_same_points_from_a_stored_program(tmp_path, mo
     assert "loaded" not in first["stats"] and first["stats"]["compiled"] >= 1
     assert "compiled" not in second["stats"] and second["stats"]["loaded"] == first["stats"]["compiled"]
     assert reference["points"] == first["points"] == second["points"]
+
+
+PIECES = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import jbo
+from jbo import loop
+import pieces
+from jbo.benchmarks import get_problem
+problem = get_problem("branin")
+opt = jbo.Optimizer(problem.space(), seed=2, n_init=3, inference="map", maximize=%r, **pieces.OPTIONS)
+points = []
+for _ in range(5):
+    config = opt.ask(size=8)
+    points.append(config)
+    opt.tell(config, float(problem.evaluate(config)))
+print(json.dumps({"points": points, "stats": dict(loop.compiled_suggestion.__wrapped__.stats)}))
+""" % (MAXIMIZE,)
+
+# The same names in a user's module, two versions of their maths: a composition of jbo's kernels (its
+# programs are stored whole, keyed by the kernel expression) and a kernel class of the user's (never stored
+# whole: its source is not jbo's; JAX's own cache, keyed by the lowered program, serves it).
+EDITS = {
+    "a composed kernel": ("import jbo\nOPTIONS = dict(model=jbo.models.GP(kernel=jbo.kernels.{} + jbo.kernels.Linear()))\n",
+                          "Matern52()", "SquaredExponential()"),
+    "a kernel class": ("import dataclasses, jax.numpy as jnp, jbo\n"
+                       "@dataclasses.dataclass(frozen=True)\nclass Mine(jbo.kernels.Stationary):\n"
+                       "    def profile(self, params, r2):\n        return {}\n"
+                       "OPTIONS = dict(model=jbo.models.GP(kernel=Mine()))\n", "jnp.exp(-0.5 * r2)", "1.0 / (1.0 + r2)"),
+}
+
+
+@pytest.mark.parametrize("piece", sorted(EDITS))
+def test_a_stored_program_is_never_served_for_edited_maths(tmp_path, piece):
+    """Two processes share a cache and the names of a user's pieces, but not their maths: the second
+    suggests what a process with an empty cache suggests, not what the first stored. A composed kernel's
+    program is stored, and a second process with unchanged maths loads it without tracing."""
+    template, before, after = EDITS[piece]
+    module = tmp_path / "user"
+    module.mkdir()
+    (module / "pieces.py").write_text(template.format(before))
+    first = _run(tmp_path / "cache", PIECES, str(module))
+    if piece == "a composed kernel":
+        warm = _run(tmp_path / "cache", PIECES, str(module))
+        assert first["stats"] == {"compiled": 1, "reused": 1} and warm["stats"] == {"loaded": 1, "reused": 1}
+        assert warm["points"] == first["points"]
+    else:
+        assert first["stats"] == {"direct": 2}  # a class of the user's: not stored whole
+    (module / "pieces.py").write_text(template.format(after))
+    second = _run(tmp_path / "cache", PIECES, str(module))
+    empty = _run(tmp_path / "empty", PIECES, str(module))
+    assert second["points"] == empty["points"]
+    assert second["points"][3:] != first["points"][3:]  # the edit changes the suggestions: the test can fail

@@ -4,12 +4,16 @@ Fast tests use ``--model random`` (no model to compile) to exercise the command 
 runs compile the model's programs (tens of seconds on a busy 2-core machine) and are marked slow.
 """
 
+import dataclasses
 import json
 import os
 
+import jax
+import jax.numpy as jnp
 import pytest
 
-from jbo import cli
+import jbo
+from jbo import cli, models
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -77,7 +81,7 @@ def test_run_writes_outputs(capsys):
                    "time [s]", "failures"):
         assert column in printed
     records = read_journal(out)
-    assert records[0]["type"] == "settings" and records[0]["settings"]["model"] == {"name": "random"}
+    assert records[0]["type"] == "settings" and records[0]["settings"]["model"]["name"] == "random"
     observations = [r for r in records[1:] if r["type"] == "observation"]
     assert len(observations) == 5 == len(records) - 1
     results = read_results(out)
@@ -275,3 +279,38 @@ def test_centre_design_flag_evaluates_the_centre_first_and_is_checked_on_resume(
     with pytest.raises(SystemExit) as err:
         run("--resume", "--design", "sobol", "--budget", "3", "--out", "runs/centre")
     assert err.value.code == 2 and "--design 'sobol'" in capsys.readouterr().err
+
+
+@dataclasses.dataclass(frozen=True)
+class Nearby(jbo.models.ModelConfig):
+    """The best observation, jittered (a model of one's own).
+
+    Attributes:
+      spread: standard deviation of the jitter, in unit-cube widths.
+    """
+
+    spread: float = 0.1
+
+    def step(self, space, acquisition, state, inputs, key):
+        data = inputs.data
+        best = data.x[jnp.argmin(jnp.where(data.mask, data.y, jnp.inf))]
+        return jnp.clip(best + self.spread * jax.random.normal(key, best.shape, best.dtype), 0.0, 1.0), state, {}
+
+
+def test_model_options_come_from_the_configs_fields(capsys):
+    """Every model's options are flags made from its fields, with their docstrings; a registered model of
+    one's own gets its own, and a flag of another model is an error naming the model's options."""
+    models.register("nearby", Nearby)
+    try:
+        run_help = cli.build_parser()._subparsers._group_actions[0].choices["run"].format_help()
+        assert "--spread" in run_help and "standard deviation of the jitter" in run_help
+        assert "--num-samples" in run_help and "--quadratic-prior" in run_help and "--units" in run_help
+        assert run("--model", "nearby", "--spread", "0.2", "--budget", "5", "--n-init", "3", "--out", "runs/nb") == 0
+        model = read_journal("runs/nb")[0]["settings"]["model"]
+        assert model["spread"] == 0.2 and model["$type"] == "test_cli:Nearby"
+        with pytest.raises(SystemExit) as err:
+            run("--model", "nearby", "--kernel", "se", "--budget", "2", "--out", "runs/nb2")
+        assert err.value.code == 2 and "--kernel (kernel): not option(s) of --model nearby (its options: spread)" \
+            in capsys.readouterr().err
+    finally:
+        models.SHORTCUTS.pop("nearby")

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jbo
-from jbo import cli, loop
+from jbo import cli, design, loop
 from jbo.benchmarks import ConditionalProblem, get_problem, list_problems
 from jbo.spaces import Categorical, Integer, Real, Space, TreeNode, TreeStructure
 
@@ -433,17 +433,18 @@ def test_sample_leaf():
         NESTED.sample_leaf(0, {"model": "mlp"}, 1)
 
 
-def test_initial_points_one_per_leaf_then_sobol():
+def test_initial_design_one_point_per_leaf_then_sobol():
     n_leaves = len(NESTED.leaves())
-    U = NESTED.initial_points(10, seed=3)
+    U = loop.initial_design(loop.Settings(seed=3, n_init=10), NESTED)
     assert U.shape == (10, NESTED.dim)
     assert sorted(NESTED.leaf_index(U[:n_leaves])) == list(range(n_leaves))
-    np.testing.assert_array_equal(U[n_leaves:], NESTED.sobol(10 - n_leaves, seed=3))
-    np.testing.assert_array_equal(NESTED.initial_points(4, seed=3), U[:4])  # row i does not depend on n
-    assert not np.array_equal(NESTED.initial_points(4, seed=4), U[:4])
-    assert NESTED.initial_design(10, seed=3) == NESTED.decode_many(U)
-    plain = Space({"x": Real(0, 1), "y": Real(0, 1)})
-    np.testing.assert_array_equal(plain.initial_points(8, seed=1), plain.sobol(8, seed=1))
+    np.testing.assert_array_equal(loop.initial_design(loop.Settings(seed=3, n_init=10), NESTED), U)  # by the seed
+    assert not np.array_equal(loop.initial_design(loop.Settings(seed=4, n_init=10), NESTED), U)
+    assert all(c == NESTED.validate(c) for c in NESTED.decode_many(U))
+    key, table = jax.random.key(0), design.sobol_table(8, 2, seed=1)
+    plain = Space({"x": Real(0, 1), "y": Real(0, 1)})  # no leaves: the shifted Sobol table itself
+    np.testing.assert_array_equal(design.initial_points(key, plain, 8, table),
+                                  design.shifted(jax.random.split(key, 3)[0], table))
 
 
 # --------------------------------------------------------------------------- tree structure

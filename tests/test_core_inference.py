@@ -23,11 +23,12 @@ from numpyro.diagnostics import effective_sample_size
 from numpyro.infer import MCMC
 
 from jbo import inference
-from jbo.models.gp import surrogate_for
+from jbo.kernels import Matern52
+from jbo.models.gp import gp_surrogate
 from jbo import slice as jslice
 from jbo.data import pad_data
 from jbo.inference import Samples
-from jbo.models.base import Surrogate
+from jbo.types import Surrogate
 
 # ----------------------------------------------------------------------------- the known target
 
@@ -220,7 +221,7 @@ def test_slice_sampler_kernel_reports_stalls_under_mcmc():
 
 # ----------------------------------------------------------------------------- MAP on a GP
 
-GP = surrogate_for("matern52")  # the GP model's (cached) surrogate
+GP = gp_surrogate(Matern52())  # the GP model's (cached) surrogate
 
 
 def _gp_data(n=12, d=2, seed=0):

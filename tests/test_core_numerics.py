@@ -1,6 +1,6 @@
 """Numerical core of jbo against independent references.
 
-* the exact GP (jbo.models.gp) against NumPy/SciPy linear algebra, with and without padding;
+* the exact GP (jbo.surrogates.gp) against NumPy/SciPy linear algebra, with and without padding;
 * gradients through the jitter-escalating Cholesky (jbo.linalg) against finite differences;
 * kernel Gram matrices: symmetric PSD (hypothesis), k(x, x) = amplitude, the Kumaraswamy warp;
 * acquisitions against scipy.stats.norm and mpmath;
@@ -34,7 +34,7 @@ from jbo.kernels import (
     SquaredExponential,
     kumaraswamy_cdf,
 )
-from jbo.models import gp
+from jbo.surrogates import gp
 
 HYP = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 finite = dict(allow_nan=False, allow_infinity=False)

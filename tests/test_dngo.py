@@ -14,7 +14,8 @@ from scipy.stats import multivariate_normal
 import jbo
 from jbo import inference, loop
 from jbo.benchmarks import get_problem
-from jbo.models import blr, dngo
+from jbo.models import dngo
+from jbo.surrogates import blr
 
 RNG = np.random.default_rng(0)
 N, M, D = 30, 8, 3
@@ -344,7 +345,7 @@ jax.config.update("jax_platforms", "cpu")  # CPU devices even where an accelerat
 jax.config.update("jax_num_cpu_devices", 2)
 jax.config.update("jax_enable_x64", True)
 import numpy as np, jax.numpy as jnp
-from jbo import devices, loop
+from jbo import design, devices, loop
 from jbo.benchmarks import get_problem
 from jbo.models import dngo
 
@@ -365,7 +366,7 @@ space = p.space()
 network = dngo.NetworkConfig.create(hidden=[50, 50, 50], activation="relu_tanh", num_steps=100, batch_size=0)
 settings = loop.Settings.create("ensemble", n_networks=3, seed=0, network=network, inference="map",
                                 quadratic_prior=False, acquisition="ucb", ucb_beta=16.0)
-x0 = space.sobol(20, seed=0)
+x0 = design.sobol_table(20, space.dim, seed=0)
 state = loop.init(settings, space)._replace(x=x0, y=np.asarray(p.fn(jnp.asarray(x0))), n_suggested=20)
 points = []
 for _ in range(2):

@@ -126,7 +126,7 @@ def test_a_default_pool_that_keeps_breaking_stops_the_run(space, tmp_path, monke
     one replacement, then an ExecutorError that says why, not a budget of failed evaluations."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from jbo import optimizer
+    from jbo import executors
 
     class DyingPool(cf.ThreadPoolExecutor):
         broken = False
@@ -140,7 +140,7 @@ def test_a_default_pool_that_keeps_breaking_stops_the_run(space, tmp_path, monke
             return future
 
     pools = []
-    monkeypatch.setattr(optimizer, "_default_pool", lambda workers: pools.append(DyingPool(workers)) or pools[-1])
+    monkeypatch.setattr(executors, "_default_pool", lambda workers: pools.append(DyingPool(workers)) or pools[-1])
     path = tmp_path / "run.jsonl"
     with pytest.raises(ExecutorError, match=r"twice in a row.*__main__") as err:
         jbo.minimize(branin, space, budget=10, n_workers=2, journal=path, **RANDOM)

@@ -37,7 +37,7 @@ def test_every_name_is_a_config_that_round_trips(name):
     config = models.create(name)
     assert config.name == name
     assert models.from_dict(json.loads(json.dumps(config.to_dict()))) == config
-    assert type(config) in models.REGISTRY
+    assert type(config).step is not models.ModelConfig.step  # the config carries its functions
     settings = loop.Settings(model=name)
     assert loop.Settings.from_dict(json.loads(json.dumps(settings.to_dict()))) == settings
 

@@ -11,7 +11,8 @@ import pytest
 import jbo
 from jbo import acquisition, kernels, loop
 from jbo.data import pad_data
-from jbo.models import blr, gp
+from jbo.surrogates import blr
+from jbo.surrogates import gp
 
 KERNEL = kernels.Matern52()
 PARAMS = {"kernel": {"lengthscale": jnp.array([0.3, 0.5]), "amplitude": jnp.array(1.3)},

@@ -4,17 +4,27 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 
 import pytest
+
+import jbo
 
 README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
 
 
 def python_block(heading: str) -> str:
     """The first ```python block after the section ``heading``."""
+    return python_blocks(heading)[0]
+
+
+def python_blocks(heading: str) -> list[str]:
+    """Every ```python block of the section ``heading`` (up to the next section)."""
     text = open(README, encoding="utf-8").read()
     section = text[text.index(f"## {heading}\n"):]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    section = section[: section.find("\n## ", 3) if "\n## " in section[3:] else len(section)]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
 @pytest.mark.parametrize("heading", ["Python API", "Many runs as one compiled program", "Write your own BO step"])
@@ -44,3 +54,31 @@ def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
     namespace = {"counts": [], "traces": traces}
     exec(compile(code, "README.md: Write your own BO step", "exec"), namespace)
     assert len(namespace["counts"]) == 6 and sum(namespace["counts"][2:]) == 0, namespace["counts"]
+
+
+BRING_YOUR_OWN = "Bring your own: kernels, acquisitions, surrogates and models"
+
+
+def test_bring_your_own_runs_and_a_fresh_process_resumes_its_journals(tmp_path):
+    """(a) a kernel expression, (b) an acquisition, (c) a surrogate and (d) a model of one's own run through
+    minimize_many and the Optimizer, and a new process resumes each journal by importing the pieces again."""
+    module, resume = python_blocks(BRING_YOUR_OWN)
+    (tmp_path / "byo.py").write_text(module)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(jbo.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+               JBO_CACHE_DIR=str(tmp_path / "cache"))  # the new process loads what the first compiled
+    env.pop("JBO_NO_CACHE", None)
+
+    def run(*args):
+        out = subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=900)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return out.stdout.strip().splitlines()
+
+    lines = run("byo.py")
+    assert [line.split()[0] for line in lines] == ["matern-linear", "lcb", "fourier", "parzen"]
+    journals = {name: (tmp_path / f"{name}.jsonl").read_text() for name in ("matern-linear", "lcb", "fourier", "parzen")}
+    assert '"jbo.kernels:Sum"' in journals["matern-linear"] and '"byo:lower_confidence_bound"' in journals["lcb"]
+    assert '"byo:FourierRegression"' in journals["fourier"] and '"byo:ParzenRatio"' in journals["parzen"]
+    resumed = run("-c", resume)
+    assert [line.split()[:2] for line in resumed] == [[name, "8"] for name in journals]

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jbo import design, loop
 from jbo.spaces import Categorical, Integer, Real, Space
 
 SETTINGS = settings(max_examples=50, deadline=None)
@@ -355,7 +356,7 @@ def test_to_dict_from_dict_round_trip():
     assert s2.to_dict() == d and repr(s2) == repr(SPACE)
     assert s2.params["mixed"].choices == (1, 2.5, "a", True)
     assert type(s2.params["mixed"].choices[3]) is bool
-    u = SPACE.sobol(8, 3)
+    u = np.random.default_rng(3).random((8, SPACE.dim))
     assert s2.decode_many(u) == SPACE.decode_many(u)
 
 
@@ -372,25 +373,24 @@ def test_equality():
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 8, 13, 64])
-def test_sobol_shape_range_reproducible(n, recwarn):
-    U = SPACE.sobol(n, seed=7)
-    assert U.shape == (n, SPACE.dim) and U.dtype == np.float64
-    assert np.all((U >= 0) & (U < 1))
-    np.testing.assert_array_equal(U, SPACE.sobol(n, seed=7))
-    assert not np.array_equal(U, SPACE.sobol(n, seed=8))
+def test_sobol_table_shape_range_reproducible(n, recwarn):
+    table = design.sobol_table(n, SPACE.dim, seed=7)
+    assert table.shape == (n, SPACE.dim) and table.dtype == np.float64
+    assert np.all((table >= 0) & (table < 1))
+    np.testing.assert_array_equal(table, design.sobol_table(n, SPACE.dim, seed=7))
+    assert not np.array_equal(table, design.sobol_table(n, SPACE.dim, seed=8))
     assert not [w for w in recwarn if "balance" in str(w.message)]
+    np.testing.assert_array_equal(design.sobol_table(5, 3, 1), design.sobol_table(8, 3, 1)[:5])
 
 
-def test_sobol_prefix_and_initial_design():
-    np.testing.assert_array_equal(SPACE.sobol(5, 1), SPACE.sobol(8, 1)[:5])
-    assert SPACE.sobol(0, 1).shape == (0, SPACE.dim)
-    design = SPACE.initial_design(10, seed=4)
-    assert design == SPACE.decode_many(SPACE.sobol(10, 4))
-    for c in design:
+def test_initial_design_is_valid_and_space_filling():
+    configs = SPACE.decode_many(loop.initial_design(loop.Settings(seed=4, n_init=10), SPACE))
+    assert len(configs) == 10
+    for c in configs:
         assert_valid(SPACE, c)
     # space filling: a 1-d Sobol design of 8 points hits every integer bin of Integer(0, 7)
     s = Space({"i": Integer(0, 7)})
-    assert sorted(c["i"] for c in s.initial_design(8, seed=0)) == list(range(8))
+    assert sorted(c["i"] for c in s.decode_many(loop.initial_design(loop.Settings(n_init=8), s))) == list(range(8))
 
 
 def test_sample_reproducible():

@@ -19,7 +19,8 @@ import pytest
 from scipy import stats
 
 from jbo.data import pad_data
-from jbo.models import gp, tree
+from jbo.models import tree
+from jbo.surrogates import gp
 from jbo.kernels import Matern52
 from jbo.optimize import MaximizeConfig
 from jbo.spaces import Categorical, Integer, Real, Space
@@ -52,6 +53,17 @@ def random_structure(rng: np.random.Generator, num_leaves: int, dim: int) -> Tre
         nodes.append(TreeNode(leaves, columns, bool(rng.integers(2)) or not columns))
     leaves = tuple(((("leaf", p),),) for p in range(num_leaves))
     return TreeStructure(tuple(l[0] for l in leaves), leaf_columns, tuple(nodes))
+
+
+propose = jax.jit(tree.propose, static_argnames=("spec", "decoder", "strategy", "acquisition", "ucb_beta", "config"))
+
+
+def tree_blocks(x, y, leaf, num_leaves, size=None, dtype=jnp.float64):
+    """Observations ``(x, y)`` of leaves ``leaf`` as the model's per-leaf blocks (:func:`jbo.models.tree.blocks`)."""
+    data = pad_data(x, y, size, dtype)
+    padded = np.zeros(data.x.shape[0], np.int64)
+    padded[: len(leaf)] = leaf
+    return tree.blocks(data, jnp.asarray(padded), num_leaves)
 
 
 def draw_params(spec, seed):
@@ -171,7 +183,7 @@ def problem(structure, mode, data_seed, n=12, variance_per="node", shared_kernel
     params = draw_params(spec, data_seed)
     # Keep the noise moderate: a horseshoe draw can be ~1e-10, which only tests round-off.
     params["noise"] = jnp.full_like(params["noise"], 0.05 + 0.1 * rng.random())
-    return rng, spec, params, x, y, leaf, tree.tree_data(x, y, leaf, num_leaves, size=16)
+    return rng, spec, params, x, y, leaf, tree_blocks(x, y, leaf, num_leaves, size=16)
 
 
 # ----------------------------------------------------------------------------- numerics vs dense
@@ -233,7 +245,7 @@ def test_dense_gp_on_random_trees(mode, shared_kernel):
 
 def test_padding_rows_and_slots_change_nothing():
     rng, spec, params, x, y, leaf, small = problem(hand_structure(), "tree", 7)
-    big = tree.tree_data(x, y, leaf, spec.num_leaves, size=40)
+    big = tree_blocks(x, y, leaf, spec.num_leaves, size=40)
     # Padded rows full of garbage: they must stay inert whatever they hold.
     garbage_x = np.where(np.asarray(big.mask)[..., None], np.asarray(big.x), rng.random(big.x.shape))
     garbage_y = np.where(np.asarray(big.mask), np.asarray(big.y), 10 * rng.standard_normal(big.y.shape))
@@ -306,7 +318,7 @@ def test_features_match_reference_layout():
     rng = np.random.default_rng(3)
     for s in (hand_structure(), random_structure(rng, 4, 7)):
         x, leaf = rng.random((9, 7)), rng.integers(0, len(s.leaves), 9)
-        np.testing.assert_array_equal(tree.tree_features(s, jnp.asarray(x), jnp.asarray(leaf)), np_features(s, x, leaf))
+        np.testing.assert_array_equal(s.features(jnp.asarray(x), jnp.asarray(leaf), jnp), np_features(s, x, leaf))
 
 
 # ----------------------------------------------------------------------------- path EI
@@ -388,7 +400,7 @@ def test_path_ei_without_variance_is_the_plain_improvement():
                       nodes=(TreeNode((0,), (), True),))
     spec = tree.TreeSpec(s)
     params = draw_params(spec, 0)
-    data = tree.tree_data(np.random.default_rng(0).random((4, 2)), np.arange(4.0) - 1.5, np.array([0, 0, 1, 1]), 2)
+    data = tree_blocks(np.random.default_rng(0).random((4, 2)), np.arange(4.0) - 1.5, np.array([0, 0, 1, 1]), 2)
     # Leaf 1 lies on no node: z_1 = 0, so eq. (6) is the deterministic (y_min - b_1)_+.
     best = float(params["offset"][1]) + 0.25
     ei, _ = path_eis(spec, params, data, jnp.zeros((1, 2)), best)
@@ -410,14 +422,14 @@ def test_second_call_with_same_shapes_does_not_retrace():
     _, spec, params, x, y, leaf, a = problem(hand_structure(), "tree", 2)
     rng = np.random.default_rng(5)
     leaf_b = rng.integers(0, 3, 12)
-    b = tree.tree_data(coded_rows(rng, leaf_b, 3, 6), rng.standard_normal(12), leaf_b, 3, size=a.x.shape[1])
+    b = tree_blocks(coded_rows(rng, leaf_b, 3, 6), rng.standard_normal(12), leaf_b, 3, size=a.x.shape[1])
     before = len(TRACES)
     lml_fn(spec, params, a)
     lml_fn(spec, params, b)
     lml_fn(spec, jax.tree_util.tree_map(lambda v: 1.5 * v, params), b)
     assert len(TRACES) - before <= 1
     # Different counts per leaf within one bucket give the same padded shape.
-    assert tree.tree_data(x[:9], y[:9], leaf[:9], 3).x.shape == tree.tree_data(x, y, leaf, 3).x.shape
+    assert tree_blocks(x[:9], y[:9], leaf[:9], 3).x.shape == tree_blocks(x, y, leaf, 3).x.shape
 
 
 @functools.partial(jax.jit, static_argnums=0)
@@ -442,7 +454,7 @@ def test_float32_matches_float64():
     _, spec, params, x, y, leaf, data = problem(hand_structure(), "tree", 2)
     lml64 = float(lml_fn(spec, params, data))
     p32 = jax.tree_util.tree_map(lambda a: jnp.asarray(a, jnp.float32), params)
-    d32 = tree.tree_data(x, y, leaf, 3, size=16, dtype=jnp.float32)
+    d32 = tree_blocks(x, y, leaf, 3, size=16, dtype=jnp.float32)
     lml32 = lml_fn(spec, p32, d32)
     assert lml32.dtype == jnp.float32
     assert abs(float(lml32) - lml64) <= 1e-3 * abs(lml64)
@@ -515,7 +527,7 @@ def test_proposal(mode, strategy):
     leaf = np.asarray(decoder(jnp.asarray(u)))
     y = np.array([objective(c) for c in space.decode_many(u)])
     y = (y - y.mean()) / y.std()
-    data = tree.tree_data(u, y, leaf, spec.num_leaves)
+    data = tree_blocks(u, y, leaf, spec.num_leaves)
     params = prior_samples(spec, [0, 1])
     anchors = jnp.asarray(rng.random((128, space.dim)))
     config = MaximizeConfig(num_anchors=128, num_local=0, top_k=4, num_steps=20)
@@ -523,7 +535,7 @@ def test_proposal(mode, strategy):
     with_pending = mode.startswith("tree")
     pending = jnp.asarray(rng.random((4, space.dim)))
     pending_mask = jnp.array([True, True, False, False]) if with_pending else None
-    x, score, chosen = tree.propose(spec, decoder, params, data, pending if with_pending else None, pending_mask,
+    x, score, chosen = propose(spec, decoder, params, data, pending if with_pending else None, pending_mask,
                                     anchors, jnp.asarray(y.min()), strategy=strategy, config=config)
     assert np.isfinite(float(score)) and int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
     # The returned point scores at least as well as every anchor in its leaf (the search keeps the
@@ -560,13 +572,13 @@ def test_two_step_picks_the_leaf_of_largest_path_ei():
         u = rng.random((12, space.dim))
         leaf = np.asarray(decoder(jnp.asarray(u)))
         y = rng.standard_normal(12)
-        data = tree.tree_data(u, y, leaf, 4, size=16)
+        data = tree_blocks(u, y, leaf, 4, size=16)
         seeds = [10 * trial + s for s in range(3)]
         best = float(y.min())
         ei = np.mean([np.asarray(path_eis(spec, draw_params(spec, s), data, jnp.zeros((1, space.dim)), best)[0])[:, 0]
                       for s in seeds], axis=0)
         config = MaximizeConfig(top_k=2, num_steps=5)
-        x, _, chosen = tree.propose(spec, decoder, prior_samples(spec, seeds), data, None, None,
+        x, _, chosen = propose(spec, decoder, prior_samples(spec, seeds), data, None, None,
                                     jnp.asarray(rng.random((64, space.dim))), jnp.asarray(best), config=config)
         assert int(chosen) == int(np.argmax(ei)), (ei, int(chosen))
         assert int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
@@ -586,7 +598,7 @@ def test_hybrid_picks_the_leaf_of_largest_path_or_screened_ei():
         u = rng.random((12, space.dim))
         leaf = np.asarray(decoder(jnp.asarray(u)))
         y = rng.standard_normal(12)
-        data = tree.tree_data(u, y, leaf, 4, size=16)
+        data = tree_blocks(u, y, leaf, 4, size=16)
         seeds = [10 * trial + s for s in range(2)]
         params = prior_samples(spec, seeds)
         if pessimistic:
@@ -600,7 +612,7 @@ def test_hybrid_picks_the_leaf_of_largest_path_or_screened_ei():
         screened = np.array([float(jnp.max(leaf_scores(spec, decoder, params, data, None, None, q, best, anchors)))
                              for q in range(4)])
         config = MaximizeConfig(top_k=2, num_steps=5)
-        x, _, chosen = tree.propose(spec, decoder, params, data, None, None, anchors, best, strategy="hybrid",
+        x, _, chosen = propose(spec, decoder, params, data, None, None, anchors, best, strategy="hybrid",
                                     config=config)
         assert int(chosen) == int(np.argmax(np.maximum(path, screened))), (path, screened, int(chosen))
         assert int(space.leaf_index(np.asarray(x)[None])[0]) == int(chosen)
@@ -635,7 +647,7 @@ def test_decoder_and_features_match_space():
         u = rng.random((3000, space.dim))
         leaf = np.asarray(jax.jit(decoder)(jnp.asarray(u)))
         np.testing.assert_array_equal(leaf, space.leaf_index(u))
-        np.testing.assert_array_equal(tree.tree_features(structure, jnp.asarray(u), jnp.asarray(leaf)),
+        np.testing.assert_array_equal(structure.features(jnp.asarray(u), jnp.asarray(leaf), jnp),
                                       space.tree_features(u, leaf))
         for p in range(len(structure.leaves)):
             assert np.all(space.leaf_index(np.asarray(decoder.encode(jnp.asarray(u[:20]), p))) == p)
@@ -780,7 +792,7 @@ def test_paper_model_is_affine_in_a_shared_parameter_the_default_model_is_not():
         for part in ("kernel", "shared_kernel"):
             if part in params:
                 params[part]["lengthscale"] = jnp.full_like(params[part]["lengthscale"], 0.3)
-        data = tree.tree_data(u, y, leaf, spec.num_leaves, size=64)
+        data = tree_blocks(u, y, leaf, spec.num_leaves, size=64)
         means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))  # (leaves, grid)
         second = np.abs(np.diff(means, 2, axis=1)).max()
         slopes = (means[:, -1] - means[:, 0]) / (grid[-1] - grid[0])
@@ -805,7 +817,7 @@ def test_default_model_finds_each_optimizers_own_learning_rate():
     for mode, shared_kernel in (("tree", "additive+joint"), ("tree", "additive"), ("tree", "joint"),
                                 ("tree-paper", "joint")):
         spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
-        data = tree.tree_data(u, y, leaf, spec.num_leaves, size=64)
+        data = tree_blocks(u, y, leaf, spec.num_leaves, size=64)
         samples = inference.infer(jax.random.key(0), tree.tree_gp(spec, decoder, mode), data, "map")
         params = jax.tree_util.tree_map(lambda a: a[0], samples.params)
         means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))
@@ -828,7 +840,7 @@ def fitted_weights(name, shared_weights, n=40, seed=0):
     u = np.random.default_rng(seed).random((n, space.dim))
     y = np.array([problem.evaluate(c) for c in space.decode_many(u)])
     spec, _, surrogate = tree.model_for(space, "tree", shared_weights=shared_weights)
-    data = tree.tree_data(u, (y - y.mean()) / y.std(), space.leaf_index(u), spec.num_leaves, size=64)
+    data = tree_blocks(u, (y - y.mean()) / y.std(), space.leaf_index(u), spec.num_leaves, size=64)
     params = jax.tree_util.tree_map(lambda a: a[0], inference.infer(jax.random.key(0), surrogate, data, "map").params)
     post = tree.condition(spec, params, data)
     return np.asarray(params["variance"]), np.asarray(post.weight_mean), ~tree._tables(spec.structure).feature_bias

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from jbo.benchmarks.registry import ConditionalProblem, _fixed_dim
+from jbo.benchmarks.problem import ConditionalProblem, _fixed_dim
 from jbo.spaces import Categorical, Real, Space
 
 __all__ = ["balanced_tree", "tree_value", "jenatton_small", "jenatton_small_shared",

@@ -46,7 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jbo.benchmarks.registry import ConditionalProblem, _fixed_dim
+from jbo.benchmarks.problem import ConditionalProblem, _fixed_dim
 from jbo.spaces import Categorical, Integer, Real, Space
 
 __all__ = ["DATASETS", "ACTIVATIONS", "NORMALIZATIONS", "MAX_LAYERS", "Split", "load_split",

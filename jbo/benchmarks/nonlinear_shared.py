@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jbo.benchmarks.registry import ConditionalProblem, _fixed_dim
+from jbo.benchmarks.problem import ConditionalProblem, _fixed_dim
 from jbo.spaces import Categorical, Integer, Real, Space
 
 __all__ = ["Term", "Leaf", "shared_tree_problem", "nonlinear_optimizers2", "nonlinear_optimizers3",

@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo.benchmarks.functions import _float
-from jbo.benchmarks.registry import Problem, _box, _fixed_dim, _var_dim
+from jbo.benchmarks.problem import Problem, _box, _fixed_dim, _var_dim
 
 __all__ = [
     "sinone",

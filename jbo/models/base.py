@@ -1,181 +1,93 @@
-"""The contracts every model in jbo implements: a :class:`Surrogate` and a :class:`Model`.
+"""The model contract: a frozen config class that carries its functions (:class:`ModelConfig`).
 
-A *surrogate* is the probabilistic part, a tuple of pure functions over padded data (the exact GP,
-BLR on a basis, the tree GP). A *model* is what the BO loop runs: a validated, serialisable config
-plus two pure functions over padded arrays,
+A model is what the BO loop runs. Its config is a frozen dataclass (hashable: a static argument of the
+compiled programs), validated on construction, recorded in a run's journal; its methods are the model:
 
-* ``init(config, space, dtype, key) -> state``: the PyTree a model carries from one suggestion to
-  the next (where its fits start, network weights), with the same structure and shapes at every
-  step; ``key`` draws its cold start (prior draws), so the per-suggestion program holds no sampling;
-* ``step(config, space, acquisition, state, inputs, key) -> (x, state, info)``: fit to
-  ``inputs.data`` and maximise ``acquisition`` (static, an :class:`Acquisition`); ``x`` ``(D,)`` in
-  the unit cube, ``info`` a dict of arrays.
+* ``init(space, dtype, key) -> state``: the PyTree the model carries from one suggestion to the next
+  (where its fits start, network weights), with the same structure and shapes at every step; ``key``
+  draws its cold start (prior draws), so the per-suggestion program holds no sampling;
+* ``step(space, acquisition, state, inputs, key) -> (x, state, info)``: fit to ``inputs.data`` and
+  maximise ``acquisition`` (a :class:`jbo.types.Acquisition`); ``x`` ``(D,)`` in the unit cube, ``info``
+  a dict of arrays. Traceable: the loop compiles it once per padded size for ask/tell, and ``lax.scan``
+  runs it for a whole run on a JAX objective (``jbo.minimize_many``).
 
-``step`` is traceable: the loop compiles it once per padded size for ask/tell, and ``lax.scan`` runs
-it for a whole run on a JAX objective (``jbo.minimize_many``). Models never import the loop.
+Every other hook the drivers use has a default here: :meth:`ModelConfig.default_maximize`,
+:meth:`~ModelConfig.default_design`, :attr:`~ModelConfig.uses_initial_design`,
+:meth:`~ModelConfig.prepare`, :meth:`~ModelConfig.cli_options`. Drivers call these and never test a
+model by its name, so a model of your own is a subclass with ``init`` and ``step`` (or, for a
+probabilistic surrogate, :class:`jbo.models.SurrogateModel` with no subclass at all). Models never
+import the loop or a driver.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Callable, ClassVar, NamedTuple
 
-import jax.numpy as jnp
-
-from jbo.data import Data
-
-
-class Surrogate(NamedTuple):
-    """A probabilistic surrogate as a tuple of pure functions.
-
-    Attributes:
-      name: short name (``"gp"``, ...).
-      prior: numpyro model fragment ``prior(data) -> params``: samples every hyperparameter as a
-        site and returns them as the params PyTree that ``condition`` takes (``data`` gives shapes).
-      log_likelihood: ``log_likelihood(params, data) -> scalar``, the marginal likelihood. Prior plus
-        this is the log joint that MAP maximises and the samplers sample
-        (:func:`jbo.inference.joint_model`).
-      condition: ``condition(params, data) -> posterior``, the per-sample work (a Cholesky
-        factorisation, say) done once before the acquisition is evaluated many times.
-      predict: ``predict(posterior, x) -> (mean, var)`` of the latent function at ``x`` ``(m, D)``,
-        both ``(m,)``, on the standardised scale, noise excluded.
-      fantasize: ``fantasize(posterior, x, mask, y=None) -> posterior`` conditioned on extra points
-        ``x`` (rows where ``mask``) observed at ``y``; ``y=None`` is their own predictive mean (the
-        kriging believer). Pending evaluations enter this way (believer, or Monte Carlo fantasies:
-        ``y`` drawn from ``predict_joint``). A surrogate that can only take the believer raises on a
-        ``y``.
-      predict_joint: ``predict_joint(posterior, x) -> (mean (m,), cov (m, m))``, for Thompson sampling.
-    """
-
-    name: str
-    prior: Callable[[Any], Any]
-    log_likelihood: Callable[[Any, Any], Any]
-    condition: Callable[[Any, Any], Any]
-    predict: Callable[[Any, Any], tuple[Any, Any]]
-    fantasize: Callable[..., Any]
-    predict_joint: Callable[[Any, Any], tuple[Any, Any]]
+from jbo import checks, records
+from jbo.optimize import MaximizeConfig
 
 
-class Pending(NamedTuple):
-    """Points suggested but not yet observed, padded to a static count.
+class CliOption(NamedTuple):
+    """A command-line option of a model (``jbo run --model NAME --flag VALUE``).
 
     Attributes:
-      x: ``(P, D)`` unit-cube points (``P`` may be 0).
-      mask: ``(P,)`` bool, ``True`` on real rows.
+      flag: e.g. ``"--n-networks"``.
+      field: the config field it sets; a dotted name sets a field of a nested option record
+        (``"network.hidden"``).
+      type: parses one token (``int``, ``float``, ``str``; ``bool`` makes a ``--flag/--no-flag`` pair).
+      nargs: argparse's ``nargs`` (``"+"`` for a list), or ``None``.
+      help: one line.
     """
 
-    x: jnp.ndarray
-    mask: jnp.ndarray
-
-    @classmethod
-    def empty(cls, dim: int, dtype=jnp.float64) -> "Pending":
-        return cls(jnp.zeros((0, dim), dtype), jnp.zeros((0,), bool))
-
-
-class Acquisition(NamedTuple):
-    """What to maximise and how hard (static: hashable, part of the compiled program).
-
-    Attributes:
-      name: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"`` or ``"thompson"``.
-      maximize: sizes of the search (a :class:`jbo.optimize.MaximizeConfig`).
-      pending: how pending evaluations enter: ``"believer"`` or ``"fantasies"``
-        (:func:`jbo.acquisition.pending_posteriors`).
-      num_fantasies: draws per hyperparameter sample with ``pending="fantasies"``.
-      classify: some evaluations can be infeasible: multiply the acquisition by the probability of
-        feasibility (constrained EI) from a classifier of ``Inputs.labels``.
-      num_constraints: ``K`` constraint values known at evaluation (``Inputs.constraints``), each
-        modelled by the objective's surrogate; the acquisition is multiplied by ``P[c_k <= 0]`` for each.
-    """
-
-    name: str
-    maximize: Any
-    pending: str = "believer"
-    num_fantasies: int = 16
-    classify: bool = False
-    num_constraints: int = 0
+    flag: str
+    field: str
+    type: Callable
+    nargs: str | None = None
+    help: str = ""
 
 
-class Constraints(NamedTuple):
-    """Constraint values known at evaluation (feasible where every one is ``<= 0``), as the models see them.
-
-    Attributes:
-      x: ``(N_pad, D)`` evaluated points.
-      y: ``(K, N_pad)`` each constraint's values, standardised over its known rows.
-      mask: ``(K, N_pad)`` rows where that constraint's value is known.
-      threshold: ``(K,)`` where 0 (the feasibility boundary) lies on each standardised scale.
-    """
-
-    x: jnp.ndarray
-    y: jnp.ndarray
-    mask: jnp.ndarray
-    threshold: jnp.ndarray
-
-
-class Inputs(NamedTuple):
-    """Everything the loop hands a model for one suggestion (arrays only: traced under ``jit``).
-
-    Attributes:
-      data: padded observations, targets standardised, failures already handled.
-      pending: points being evaluated (fantasies).
-      anchors: ``(A, D)`` starting candidates of the acquisition search.
-      best: the incumbent on the standardised scale.
-      first: ``True`` when the model has not been fitted yet (cold start: burn-in, restarts).
-      ucb_beta: UCB's exploration weight (an array, so runs can ``vmap`` over it).
-      labels: with ``Acquisition.classify``, every evaluated point labelled feasible (``y = 1``) or not
-        (``y = 0``) (:func:`jbo.loop.feasibility`); ``None`` otherwise.
-      constraints: known constraint values (:class:`Constraints`), or ``None``.
-      scale: objective units per standardised unit (the standard deviation the targets were divided
-        by), for models whose priors are stated in the objective's units (``BOCK(units="objective")``);
-        ``None`` where a caller has no objective scale.
-    """
-
-    data: Data
-    pending: Pending
-    anchors: jnp.ndarray
-    best: jnp.ndarray
-    first: jnp.ndarray
-    ucb_beta: jnp.ndarray
-    labels: Data | None = None
-    constraints: Constraints | None = None
-    scale: jnp.ndarray | None = None
-
-
-class Model(NamedTuple):
-    """A model as the loop sees it: its config type and its two pure functions.
-
-    Attributes:
-      config: the config class (a :class:`ModelConfig` subclass).
-      init: ``init(config, space, dtype, key) -> state``.
-      step: ``step(config, space, acquisition, state, inputs, key) -> (x (D,), state, info)``.
-      prepare: optional host-side work the ask/tell driver runs before the compiled step when
-        several devices are present: ``prepare(config, state, data, key, first) -> (config, state)``
-        (DNGO ensembles train their members split over the devices this way).
-    """
-
-    config: type
-    init: Callable
-    step: Callable
-    prepare: Callable | None = None
+#: Field annotations the command line can parse, by the type that parses them.
+_CLI_TYPES = {"bool": bool, "int": int, "float": float, "str": str, "int | None": int, "float | None": float,
+              "str | None": str}
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
-    """Base of every model config: frozen (hashable, a static argument of compiled programs),
-    validated on construction, serialisable to the journal with :meth:`to_dict`.
+    """Base of every model config: frozen, validated on construction, recorded in the journal.
 
-    Subclasses set ``kind`` (the model family) and may override :meth:`validate`, and ``name`` when
-    one config class serves several named models (``"dngo"``/``"ensemble"``).
+    A subclass declares its options as dataclass fields and overrides what differs from the defaults
+    below. What ``step`` must do with what the loop hands it (``inputs``, :class:`jbo.types.Inputs`):
+
+    * pending points (``inputs.pending``, rows where ``mask``): condition on them (the kriging believer,
+      or fantasies as ``acquisition.pending`` says), or raise a ``ValueError`` saying the model cannot;
+    * infeasible evaluations (``acquisition.classify``: ``inputs.labels`` holds 1 feasible / 0 infeasible
+      on every evaluated row): discount the acquisition by a model of feasibility, or raise;
+    * constraint values known at evaluation (``acquisition.num_constraints > 0``, ``inputs.constraints``):
+      discount by ``P[c_k <= 0]``, or raise;
+    * ``acquisition.function``: a built-in name or a :class:`jbo.acquisition.Pointwise`; resolve it with
+      :func:`jbo.acquisition.resolve` (which raises for what a model does not support).
+
+    Attributes (class-level):
+      kind: the model's short name (:attr:`name`); the class's own name, lower-cased, by default.
+      recorded_defaults: fields added after journals were first written, with the value a run had
+        before each existed (where the new default differs): resuming an older journal keeps its model.
+      uses_initial_design: the loop evaluates an initial design (:meth:`default_design`) before the
+        first model suggestion; ``False`` for a model that needs none (random search).
+      cli_types: how the command line parses fields whose annotation does not say (``{"kernel": str}``
+        for a field that also takes objects); see :meth:`cli_options`.
     """
 
     kind: ClassVar[str] = ""
-    #: Fields added after journals were first written, with the value a run had before each existed
-    #: (where the new default differs): resuming an older journal keeps its model.
     recorded_defaults: ClassVar[dict] = {}
+    uses_initial_design: ClassVar[bool] = True
+    cli_types: ClassVar[dict] = {}
 
     @property
     def name(self) -> str:
-        """The model's name (a key of :data:`jbo.models.SHORTCUTS`)."""
-        return self.kind
+        """The model's name (a key of :data:`jbo.models.SHORTCUTS` for jbo's models)."""
+        return self.kind or type(self).__name__.lower()
 
     def __post_init__(self):
         self.validate()
@@ -183,40 +95,153 @@ class ModelConfig:
     def validate(self) -> None:
         """Raise ``ValueError`` naming the field of any invalid value (subclasses extend)."""
 
+    # -- the model ---------------------------------------------------------------------------------
+    def init(self, space, dtype, key):
+        """The state before the first suggestion (default: none, ``()``).
+
+        Args:
+          space: the :class:`jbo.spaces.Space`; dtype: the float dtype of the run; key: PRNG key.
+        """
+        return ()
+
+    def step(self, space, acquisition, state, inputs, key):
+        """One suggestion (traceable): ``(x (D,), state, info)``; see the class docstring for the contract."""
+        raise TypeError(f"model {self.name!r} ({type(self).__name__}) has no step: a model defines "
+                        "step(space, acquisition, state, inputs, key) -> (x, state, info), or is a "
+                        "jbo.models.SurrogateModel of a surrogate")
+
+    def prepare(self, state, data, key, first: bool):
+        """Host-side work the ask/tell driver runs before the compiled step when several devices are
+        present (a DNGO ensemble trains its members split over the devices); returns ``(config,
+        state)`` for the step. Default: nothing to do."""
+        return self, state
+
+    @property
+    def members(self) -> int:
+        """Independent parts the model can spread over devices, one per device (:meth:`prepare`; DNGO
+        ensembles: their networks); ``jbo run`` splits the host CPU into as many devices. Default 1."""
+        return 1
+
+    def default_maximize(self) -> MaximizeConfig:
+        """The acquisition search's sizes when the run's settings name none."""
+        return MaximizeConfig()
+
     def default_design(self) -> str:
         """The initial design a run uses when its settings name none (``Settings.design``): a Sobol set,
         unless the model assumes more about where the optimum lies (BOCK: the centre first)."""
         return "sobol"
 
+    @classmethod
+    def cli_options(cls) -> tuple[CliOption, ...]:
+        """The model's command-line options: one per field whose type the command line can parse
+        (``bool``, ``int``, ``float``, ``str``), its help from the class docstring's ``Attributes``."""
+        docs = attribute_docs(cls)
+        out = []
+        for f in option_fields(cls):
+            hint = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")
+            parse = cls.cli_types.get(f.name) or _CLI_TYPES.get(hint)
+            if parse is not None:
+                out.append(CliOption("--" + f.name.replace("_", "-"), f.name, parse, None, docs.get(f.name, "")))
+        return tuple(out)
+
+    # -- records -----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        """JSON-able fields, with the model's ``name``."""
-        out = {"name": self.name}
-        for f in dataclasses.fields(self):
-            out[f.name] = _jsonable(getattr(self, f.name))
+        """JSON-able fields, with the model's ``name`` and its class's import path (``"$type"``: a resumed
+        run imports it again, a class of the user's included; see :mod:`jbo.records`)."""
+        out = {"name": self.name, records.TYPE: records.import_path(type(self))}
+        for f in option_fields(type(self)):
+            out[f.name] = jsonable(getattr(self, f.name))
         return out
 
     @classmethod
     def create(cls, **fields) -> "ModelConfig":
         """Construction from keyword options; unknown names raise a ``ValueError`` listing the valid ones."""
-        known = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(fields) - set(known))
-        if unknown:
-            raise ValueError(f"unknown option(s) {unknown} for model {cls.kind!r}; valid: {known}")
+        check_options(cls, fields)
         return cls(**fields)
 
     def replace(self, **fields) -> "ModelConfig":
+        """A copy with ``fields`` changed (validated; unknown names raise a ``ValueError``)."""
+        check_options(type(self), fields)
         return dataclasses.replace(self, **fields)
 
 
-def _jsonable(value):
-    if hasattr(value, "_asdict"):
-        return {k: _jsonable(v) for k, v in value._asdict().items()}
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    return value
+def option_fields(cls) -> list:
+    """The fields of a config class that are the user's options (not those marked ``internal``)."""
+    return [f for f in dataclasses.fields(cls) if f.init and not f.metadata.get("internal")]
+
+
+def option_names(cls) -> tuple[str, ...]:
+    return tuple(f.name for f in option_fields(cls))
+
+
+def check_options(cls, fields: dict) -> None:
+    """``ValueError`` naming every key of ``fields`` that is not an option of config class ``cls``."""
+    known = option_names(cls)
+    unknown = sorted(set(fields) - set(known))
+    if unknown:
+        name = cls.kind or cls.__name__.lower()
+        raise ValueError(f"unknown option(s) {unknown} for model {name!r}; valid: {list(known)}")
+
+
+def jsonable(value):
+    """A field's JSON form: plain values as they are, jbo's option records (named tuples) as dicts of
+    their fields, anything else (a kernel, a function, a class of the user's) as a :mod:`jbo.records` record."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if type(value) in (tuple, list):
+        return [jsonable(v) for v in value]
+    if type(value) is dict:
+        return {k: jsonable(v) for k, v in value.items()}
+    if hasattr(value, "_asdict") and type(value).__module__.startswith("jbo.") and type(value).__module__ != "jbo.types":
+        return {k: jsonable(v) for k, v in value._asdict().items()}
+    return records.to_record(value)
+
+
+def attribute_docs(cls) -> dict[str, str]:
+    """First sentence of each ``name: text`` entry under ``Attributes:`` in the docstrings of ``cls`` and
+    its bases. A comma-separated list of names shares one text, which is a summary (``see ...``): it
+    documents only the names a base class does not."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        text = klass.__dict__.get("__doc__") or ""
+        match = re.search(r"\n([ \t]*)Attributes:\n(.*?)(?:\n[ \t]*\n|\Z)", text, re.S)
+        if not match:
+            continue
+        indent = len(match.group(1)) + 2
+        entry = None
+        for line in match.group(2).split("\n"):
+            if len(line) - len(line.lstrip()) == indent and ":" in line:
+                names, _, rest = line.strip().partition(":")
+                names = [n.strip() for n in names.split(",")]
+                entry = [n for n in names if len(names) == 1 or n not in docs], [rest.strip()]
+                for n in entry[0]:
+                    docs[n] = rest.strip()
+            elif entry is not None:
+                entry[1].append(line.strip())
+                for n in entry[0]:
+                    docs[n] = " ".join(entry[1])
+    return {k: _first_sentence(v) for k, v in docs.items()}
+
+
+def _first_sentence(text: str) -> str:
+    text = re.sub(r"``([^`]*)``", r"\1", re.sub(r":\w+:`~?([^`]*)`", r"\1", text))
+    end = re.search(r"(?<!\beq)(?<!\bal)(?<!\bFig)(?<!e\.g)(?<!i\.e)(?:\.\s+(?=[A-Z])|;\s)", text)
+    return (text[: end.start() + 1] if end else text).rstrip(";").strip()
 
 
 def check_choice(field: str, value, choices) -> None:
     """``ValueError`` naming ``field`` and listing ``choices`` unless ``value`` is one of them."""
     if value not in choices:
         raise ValueError(f"unknown {field} {value!r}; valid choices: {list(choices)}")
+
+
+def check_bool(config, *fields: str) -> None:
+    """``ValueError`` naming the first of ``fields`` of ``config`` that is not ``True``/``False``."""
+    for field in fields:
+        checks.boolean(field, getattr(config, field))
+
+
+def internal(default: Any = None) -> Any:
+    """A field set by jbo's drivers, not a user option (left out of records and the command line)."""
+    return dataclasses.field(default=default, repr=False, metadata={"internal": True})
+

@@ -1,7 +1,7 @@
 r"""BOCK, Bayesian optimisation with cylindrical kernels (Oh, Gavves & Welling 2018; ``model="bock"``),
 and the paper's Matérn baseline (``model="matern"``).
 
-BOCK is the exact GP of :func:`jbo.cylindrical.bock_surrogate` (the cylindrical kernel of eqs. 6–8:
+BOCK is the exact GP of :func:`jbo.surrogates.bock_surrogate` (the cylindrical kernel of eqs. 6–8:
 a Matérn-5/2 on the Kumaraswamy-warped radius times :math:`\sum_p c_p (a_1^\top a_2)^p` on the
 direction, with the centre rule of §3.3), every hyperparameter sampled (10 slice samples per
 suggestion, :class:`~jbo.models.sampled.SampledConfig`), run by the step every sampled model shares
@@ -30,11 +30,9 @@ deviation 0.001 of the box width; the reference perturbs the best one, jbo's anc
 five best), and Adam refines the best 20 (``N_INIT``) with step size 0.01 in the
 ``[-1, 1]`` coordinates, i.e. 0.005 in the unit cube. The reference runs up to 500 Adam steps and
 stops a start early once the acquisition changes by less than a relative 1e-9; a compiled search has
-a static number of steps, and jbo takes 200. Measured on 2 CPU cores (BOCK's Rosenbrock, random data,
-one suggestion): at d = 20, N = 100 the best log-EI found was 0.3917 after 50 steps, 0.44118 after 200
-and 0.44119 after 500 and 1 000; at d = 100, N = 200 it was 1.129 after 200 steps and 1.172 after 500
-(EI 4 % higher). At d = 20, N = 200 a suggestion took 1.2 s without Adam, 1.5 s with 200 steps and
-1.9 s with 500. Pass ``maximize=dict(num_steps=500)`` for the reference's ceiling.
+a static number of steps, and jbo takes 200, past which the best acquisition value found barely moves
+at d = 20 (BENCHMARKS.md, design choices). Pass ``maximize=dict(num_steps=500)`` for the reference's
+ceiling.
 
 The scoring of 20 000 anchors under 10 hyperparameter samples is evaluated in chunks of
 :data:`CHUNK` points (:func:`chunked`), which bounds the memory of a suggestion (and of
@@ -50,13 +48,14 @@ from typing import ClassVar
 import jax
 import jax.numpy as jnp
 
-from jbo import inference
-from jbo.cylindrical import bock_surrogate
-from jbo.models import gp, sampled
-from jbo.models.base import Inputs, Model, Surrogate
+from jbo import checks
+from jbo.models import sampled
+from jbo.models.base import check_bool
 from jbo.models.gp import GP
 from jbo.models.sampled import StepConfig
 from jbo.optimize import MaximizeConfig
+from jbo.surrogates.cylindrical import bock_surrogate
+from jbo.types import Inputs, Surrogate
 
 #: Points per chunk when a surrogate predicts at many points at once (the anchors): large enough
 #: that each chunk is a few large matrix products, small enough that 10 samples × N = 600 rows stay
@@ -90,7 +89,7 @@ class BOCK(StepConfig):
       units: ``"objective"`` (default, the paper's model): the targets in the objective's own units
         (centred) under the authors' priors, whose bounds are stated in those units (signal variance
         ``≤ e²⁰``, noise variance in ``[e⁻¹², e¹⁶]``, mean between the smallest and largest value;
-        :func:`jbo.cylindrical.bock_surrogate`). The model is then *not* invariant to the
+        :func:`jbo.surrogates.bock_surrogate`). The model is then *not* invariant to the
         objective's scale. Where the values' spread exceeds ``e¹⁰ ≈ 2·10⁴`` (BOCK's Rosenbrock,
         values to 10⁶) the signal-variance bound binds, holding the GP's prior variance far below
         the values' variance (4-11 % on Rosenbrock-20): that is what carries the paper's Rosenbrock
@@ -119,15 +118,9 @@ class BOCK(StepConfig):
 
     def validate(self) -> None:
         super().validate()
-        for field in ("warp", "boundary"):
-            if not isinstance(getattr(self, field), bool):
-                raise ValueError(f"{field} must be true or false, got {getattr(self, field)!r}")
-        if isinstance(self.degree, bool) or not isinstance(self.degree, int) or self.degree < 0:
-            raise ValueError(f"degree must be a non-negative integer, got {self.degree!r}")
-        floor = self.noise_floor
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not 0.0 < floor < float("inf"):
-            raise ValueError(f"noise_floor must be a positive number, got {floor!r}")
-        object.__setattr__(self, "noise_floor", float(floor))
+        check_bool(self, "warp", "boundary")
+        object.__setattr__(self, "degree", checks.integer("degree", self.degree, 0))
+        object.__setattr__(self, "noise_floor", checks.positive("noise_floor", self.noise_floor))
         if self.units not in UNITS:
             raise ValueError(f"units must be one of {', '.join(map(repr, UNITS))}, got {self.units!r}")
 
@@ -138,6 +131,20 @@ class BOCK(StepConfig):
         """The box's centre first (BOCK's prior assumption, §3: the optimum lies near the centre; the
         reference code's runs start there and at one uniform point), then the Sobol set."""
         return "centre"
+
+    def surrogate_for(self, space) -> Surrogate:
+        """BOCK's GP (cached per configuration: compiled programs key on its identity), its predictions
+        over many points evaluated in chunks (:func:`chunked`)."""
+        return _chunked_surrogate(bock_surrogate(warp=self.warp, boundary=self.boundary, degree=self.degree,
+                                                 noise_floor=self.noise_floor,
+                                                 objective_units=self.units == "objective"))
+
+    def step(self, space, acquisition, state, inputs, key):
+        """One suggestion (:func:`jbo.models.sampled.step`), on targets in the objective's units with
+        ``units="objective"``."""
+        if self.units == "objective":
+            inputs = in_objective_units(inputs)
+        return sampled.step(self.surrogate_for(space), self, acquisition, state, inputs, key)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,6 +158,9 @@ class Matern(GP):
 
     def default_maximize(self) -> MaximizeConfig:
         return paper_maximize()
+
+    def surrogate_for(self, space) -> Surrogate:
+        return _chunked_surrogate(super().surrogate_for(space))
 
 
 def chunked(predict, size: int = CHUNK):
@@ -175,21 +185,6 @@ def _chunked_surrogate(surrogate: Surrogate) -> Surrogate:
     return surrogate._replace(predict=chunked(surrogate.predict))
 
 
-def surrogate_for(config: BOCK | Matern) -> Surrogate:
-    """The model's surrogate (cached per configuration: compiled programs key on its identity)."""
-    if isinstance(config, Matern):
-        base = gp.surrogate_for(config.kernel, config.warp, config.ard)
-    else:
-        base = bock_surrogate(warp=config.warp, boundary=config.boundary, degree=config.degree,
-                              noise_floor=config.noise_floor, objective_units=config.units == "objective")
-    return _chunked_surrogate(base)
-
-
-def init(config, space, dtype, key) -> sampled.SampledState:
-    """The state before the first fit (:func:`jbo.models.sampled.init`: prior draws from ``key``)."""
-    return sampled.init(surrogate_for(config), inference.example_data(space.dim, dtype), config, key)
-
-
 def in_objective_units(inputs: Inputs) -> Inputs:
     """The targets and the incumbent back in the objective's units (centred: ``y_std · scale``).
 
@@ -200,15 +195,3 @@ def in_objective_units(inputs: Inputs) -> Inputs:
                          "passed None")
     scale = jnp.asarray(inputs.scale, inputs.data.y.dtype)
     return inputs._replace(data=inputs.data._replace(y=inputs.data.y * scale), best=inputs.best * scale)
-
-
-def step(config, space, acquisition, state, inputs, key):
-    """One suggestion (:func:`jbo.models.sampled.step` on the model's surrogate)."""
-    escape = getattr(config, "escape", None) or None
-    if getattr(config, "units", "standardised") == "objective":
-        inputs = in_objective_units(inputs)
-    return sampled.step(surrogate_for(config), config, acquisition, state, inputs, key, escape_config=escape)
-
-
-MODEL = Model(BOCK, init, step)
-MATERN = Model(Matern, init, step)

@@ -21,9 +21,8 @@ should be confidently negative and the probability go to zero (true of :func:`la
 not of the Laplace-logistic classifiers; see there). For noisy constraints the logistic
 is averaged over the latent with MacKay's probit approximation, :math:`\int \sigma(f)\,\mathcal N(f;
 \mu, s^2)\,df \approx \sigma\bigl(\mu / \sqrt{1 + \pi s^2 / 8}\bigr)` (R&W eq. 3.25), which stays
-near 1/2 wherever the latent is uncertain. Measured on Branin whose evaluations crash for ``x1 > 4``
-(6 seeds, 30 evaluations, MAP GP), CEI with the logistic average spent half the budget on crashes
-and ended at a mean best of 2.45; with the step, 0.43.
+near 1/2 wherever the latent is uncertain; on a crashing objective constrained EI with the logistic
+average then keeps sampling crashes (BENCHMARKS.md, design choices).
 """
 
 from __future__ import annotations
@@ -38,10 +37,10 @@ from jax.scipy.special import log_ndtr
 
 import numpyro
 
-from jbo import linalg, priors
-from jbo.data import Data
-from jbo.kernels import Kernel
-from jbo.models.base import Surrogate
+from jbo import inference, linalg, priors
+from jbo.kernels import Kernel, Matern52
+from jbo.surrogates.gp import exact_gp
+from jbo.types import Data, Surrogate
 
 NEWTON_STEPS = 40
 
@@ -187,7 +186,7 @@ def classifier_predict(kernel: Kernel, posterior: ClassifierPosterior, x):
 
 
 def gp_classifier(kernel: Kernel) -> Surrogate:
-    """The GP classifier as a :class:`~jbo.models.base.Surrogate` over labelled :class:`~jbo.data.Data`
+    """The GP classifier as a :class:`~jbo.types.Surrogate` over labelled :class:`~jbo.data.Data`
     (``y`` holds the labels), so that :mod:`jbo.inference` fits its hyperparameters like any model's.
 
     Priors: the kernel's own (:mod:`jbo.priors`); the latent mean is zero, so far from any observation
@@ -229,9 +228,7 @@ def label_regression(kernel: Kernel, noise_scale: float = 0.1) -> Surrogate:
     (Gelbart's constrained Branin, seed 0: 37 of 40 evaluations crashed).
     ``fantasize`` and ``predict_joint`` are not defined.
     """
-    from jbo.models import gp
-
-    regression = gp.exact_gp(kernel, noise_scale=noise_scale)
+    regression = exact_gp(kernel, noise_scale=noise_scale)
 
     def signs(data: Data) -> Data:
         return Data(data.x, 2.0 * data.y - 1.0, data.mask)
@@ -260,8 +257,6 @@ def default_classifier(kind: str = "least_squares") -> Surrogate:
     """A constraint classifier of the GP-type models on an ARD Matérn-5/2 (cached: compiled programs
     key on it): ``"least_squares"`` (:func:`label_regression`, the default) or ``"laplace"``
     (:func:`gp_classifier`)."""
-    from jbo.kernels import Matern52
-
     if kind not in CLASSIFIERS:
         raise ValueError(f"unknown classifier {kind!r}; valid choices: {list(CLASSIFIERS)}")
     return label_regression(Matern52()) if kind == "least_squares" else gp_classifier(Matern52())
@@ -278,8 +273,6 @@ def fit_log_feasibility(key, labels: Data, surrogate: Surrogate | None = None, r
       restarts: prior draws the MAP search starts from.
       noiseless: the constraint is deterministic (:func:`log_probability`).
     """
-    from jbo import inference
-
     surrogate = surrogate or default_classifier()
     samples = inference.map_estimate(key, surrogate, labels, num_restarts=restarts)
     posterior = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), labels)
@@ -289,6 +282,38 @@ def fit_log_feasibility(key, labels: Data, surrogate: Surrogate | None = None, r
 # ----------------------------------------------------------------------------- known constraint values
 
 
+def fit_constraints(key, surrogate: Surrogate, constraints, restarts: int = 1, data_of=None):
+    """Each constraint's values modelled by ``surrogate`` (MAP hyperparameters) on its known rows.
+
+    Args:
+      key: PRNG key (the MAP searches' prior draws).
+      surrogate: the objective's surrogate.
+      constraints: a :class:`jbo.types.Constraints`.
+      restarts: prior draws each MAP search also starts from.
+      data_of: ``(y, mask) -> data`` the surrogate conditions on (default: :class:`~jbo.types.Data` at
+        ``constraints.x``; DNGO's BLR takes its basis statistics).
+    Returns:
+      ``(data, posteriors)``, each with a leading axis of the ``K`` constraints.
+    """
+    data_of = data_of or (lambda y, mask: Data(constraints.x, y, mask))
+
+    def fit(k, y, mask):
+        data = data_of(y, mask)
+        samples = inference.map_estimate(k, surrogate, data, num_restarts=restarts)
+        return data, surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
+
+    return jax.vmap(fit)(jax.random.split(key, constraints.y.shape[0]), constraints.y, constraints.mask)
+
+
+def log_probability_feasible(surrogate: Surrogate, threshold, data, posteriors, x, inputs_of=None):
+    r""":math:`\sum_k \log P[c_k(x) \le 0] = \sum_k \log\Phi((t_k - \mu_k(x)) / s_k(x))` under the constraint
+    models of :func:`fit_constraints` (``inputs_of(data, x)``: what ``surrogate.predict`` takes at ``x``;
+    default ``x``)."""
+    inputs_of = inputs_of or (lambda _, points: points)
+    mean, var = jax.vmap(lambda d, post: surrogate.predict(post, inputs_of(d, x)))(data, posteriors)  # (K, m)
+    return jnp.sum(log_ndtr((threshold[:, None] - mean) / jnp.sqrt(var)), axis=0)
+
+
 def fit_log_constraints(key, surrogate: Surrogate, constraints, restarts: int = 1):
     r"""``x -> \sum_k \log P[c_k(x) \le 0]``: each constraint value modelled by ``surrogate`` (MAP
     hyperparameters) on its known rows, :math:`P[c_k \le 0] = \Phi((t_k - \mu_k) / s_k)` with
@@ -296,22 +321,9 @@ def fit_log_constraints(key, surrogate: Surrogate, constraints, restarts: int = 
 
     Args:
       key: PRNG key (the MAP searches' prior draws).
-      surrogate: the objective's surrogate over :class:`~jbo.data.Data` (an exact GP, say).
-      constraints: a :class:`jbo.models.base.Constraints`.
+      surrogate: the objective's surrogate over :class:`~jbo.types.Data` (an exact GP, say).
+      constraints: a :class:`jbo.types.Constraints`.
       restarts: prior draws each MAP search also starts from.
     """
-    from jbo import inference
-
-    def fit(k, y, mask):
-        data = Data(constraints.x, y, mask)
-        samples = inference.map_estimate(k, surrogate, data, num_restarts=restarts)
-        return surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
-
-    keys = jax.random.split(key, constraints.y.shape[0])
-    posteriors = jax.vmap(fit)(keys, constraints.y, constraints.mask)
-
-    def log_probability_feasible(x):
-        mean, var = jax.vmap(surrogate.predict, in_axes=(0, None))(posteriors, x)  # (K, m)
-        return jnp.sum(log_ndtr((constraints.threshold[:, None] - mean) / jnp.sqrt(var)), axis=0)
-
-    return log_probability_feasible
+    data, posteriors = fit_constraints(key, surrogate, constraints, restarts)
+    return lambda x: log_probability_feasible(surrogate, constraints.threshold, data, posteriors, x)

@@ -3,7 +3,7 @@
 Snoek et al. (2015), "Scalable Bayesian optimization using deep neural networks", §3: a tanh MLP
 (3 × 50 by default) with a linear output layer is trained on the standardised observations (a MAP
 estimate of all its weights); its output layer is then replaced by Bayesian linear regression
-(:mod:`jbo.models.blr`) whose hyperparameters, and those of the quadratic prior mean, are integrated
+(:mod:`jbo.surrogates.blr`) whose hyperparameters, and those of the quadratic prior mean, are integrated
 out. Pethick (2018) ensembles ``E`` such networks: here they are one stacked PyTree trained by a single
 jitted, ``vmap``-ped program, with the three training modes he compares:
 
@@ -11,8 +11,8 @@ jitted, ``vmap``-ped program, with the three training modes he compares:
 * ``"retrain"``: continue training from the last weights every iteration;
 * ``"retrain-reset"``: train fresh weights every iteration (Pethick's choice).
 
-Networks train in float32 by default (the BLR on top is float64): see JAX-NOTES.md, float64 doubles
-the training time and buys nothing for the basis.
+Networks train in float32 by default (the BLR on top is float64): float64 doubles the training time
+and buys nothing for the basis.
 
 When JAX sees several local devices (GPUs, or host CPUs split with ``jax_num_cpu_devices`` /
 ``jbo run --cpu-devices``), an ensemble's members train split over them along the member axis
@@ -25,28 +25,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from typing import Any, ClassVar, NamedTuple, Sequence
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 import optax
 
 from jbo import acquisition as acq
-from jbo import inference
+from jbo import checks, inference
 from jbo.devices import num_devices, over_devices
-from jbo.models import blr, classifier
-from jbo.models.base import Model, check_choice
-from jbo.models.sampled import SampledConfig
-from jbo.optimize import MaximizeConfig, maximize
+from jbo.models import classifier
+from jbo.models.base import CliOption, check_bool, check_choice, internal
+from jbo.models.sampled import SampledConfig, search
+from jbo.optimize import MaximizeConfig
+from jbo.surrogates import blr
+from jbo.types import Acquisition, Inputs, Start
 
 # DNGO's acquisition search: the best of the anchors, no gradient refinement. A tanh basis extrapolates
 # almost linearly past the data and the BLR's variance there stays small, so Adam on the acquisition
-# follows the extrapolated mean to the faces of the cube (BENCHMARKS.md, dngo_boundary_hartmann6).
-# Measured (experiments/dngo_ablation.py, 10 seeds): mean best with / without refinement: Hartmann6 (200
-# evaluations) -3.050 / -3.226, Hartmann3 (100) -3.842 / -3.860, Branin (200) 0.3983 / 0.3983.
+# follows the extrapolated mean to the faces of the cube (BENCHMARKS.md: dngo_boundary_hartmann6, and
+# dngo_ablation for the runs with and without refinement).
 MAXIMIZE = MaximizeConfig(num_steps=0)
 
 ACTIVATIONS = ("tanh", "relu_tanh")
@@ -233,7 +232,7 @@ def train_split(key, weights, x, y, mask, *, config: NetworkConfig):
 
 @functools.partial(jax.jit, static_argnames=("config",))
 def ensemble_stats(weights, x, y, mask, *, config: NetworkConfig) -> blr.BasisStats:
-    """Per-member sufficient statistics :class:`~jbo.models.blr.BasisStats` (leading axis ``E``)."""
+    """Per-member sufficient statistics :class:`~jbo.surrogates.blr.BasisStats` (leading axis ``E``)."""
     return jax.vmap(lambda w: blr.basis_stats(basis(config, w, x), x, y, mask))(weights)
 
 
@@ -274,7 +273,7 @@ def aggregate(values, aggregator, log_domain: bool):
     """
     if aggregator == "mean":
         if log_domain:
-            return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+            return acq.log_mean_exp(values)
         return jnp.mean(values, axis=0)
     if aggregator == "max":
         return jnp.max(values, axis=0)
@@ -302,12 +301,12 @@ def ensemble_score(config: NetworkConfig, surrogate, weights, stats, posteriors,
     """Integrated, aggregated acquisition ``x (m, D) -> (m,)`` of an ensemble.
 
     Each member's basis is evaluated and rotated into its eigenbasis once per point
-    (:func:`jbo.models.blr.basis_inputs`); the BLR predictions of its ``S`` samples are averaged as in
+    (:func:`jbo.surrogates.blr.basis_inputs`); the BLR predictions of its ``S`` samples are averaged as in
     :func:`jbo.acquisition.integrate`, then the members are aggregated (:func:`aggregate`).
 
     Args:
       config: network config; surrogate: the BLR surrogate.
-      weights: stacked network weights ``(E, …)``; stats: the members' :class:`~jbo.models.blr.BasisStats`
+      weights: stacked network weights ``(E, …)``; stats: the members' :class:`~jbo.surrogates.blr.BasisStats`
         ``(E, …)``; posteriors: BLR posteriors ``(E, S, …)``.
       pointwise, log_domain, best: as in :func:`jbo.acquisition.integrate`.
       aggregator: see :func:`aggregate`.
@@ -340,20 +339,19 @@ class EnsembleState(NamedTuple):
     params: Any
 
 
-def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, config: NetworkConfig, surrogate,
-            acquisition: str, aggregator, maximize_config, pending_mode: str = "believer", num_fantasies: int = 16,
-            log_feasibility=None):
-    """Proposal of an ensemble: condition every member's samples, fantasise, maximise (traceable).
+def propose(key, weights, params, stats, inputs: Inputs, acquisition: Acquisition, *, config: NetworkConfig, surrogate,
+            aggregator, log_feasibility=None):
+    """Proposal of an ensemble: condition every member's samples, fantasise, maximise (traceable; the
+    search is :func:`jbo.models.sampled.search`, shared with every sampled model).
 
     Args:
-      key: PRNG key (Thompson sampling).
+      key: PRNG key (fantasies, Thompson sampling).
       weights: stacked network weights ``(E, …)``; params: BLR samples ``(E, S, …)``;
-      stats: per-member :class:`~jbo.models.blr.BasisStats` ``(E, …)``.
-      pending: a :class:`~jbo.models.base.Pending` (kriging-believer fantasies; may have no rows).
-      anchors: ``(A, D)`` starting candidates; best: incumbent (standardised); ucb_beta: UCB weight.
-      config: network config; surrogate: the BLR surrogate; acquisition: name;
-      aggregator: member aggregation (:func:`aggregate`); maximize_config: search sizes.
-      pending_mode, num_fantasies: how the pending points enter (:func:`jbo.acquisition.pending_posteriors`).
+      stats: per-member :class:`~jbo.surrogates.blr.BasisStats` ``(E, …)``.
+      inputs: the suggestion's pending points, anchors, incumbent and UCB weight.
+      acquisition: what to maximise, how pending points enter, the search sizes.
+      config: network config; surrogate: the BLR surrogate.
+      aggregator: member aggregation (:func:`aggregate`).
       log_feasibility: ``x -> log P[feasible]`` (:func:`feasibility`), added to the log acquisition.
     Returns:
       ``(x (D,), score)``.
@@ -361,33 +359,29 @@ def propose(key, weights, params, stats, pending, anchors, best, ucb_beta, *, co
     condition = jax.vmap(jax.vmap(surrogate.condition, in_axes=(0, None)), in_axes=(0, 0))
     posteriors = condition(params, stats)
     k_pending, key = jax.random.split(key)
+    pending = inputs.pending
     if pending.x.shape[0]:
         def fantasize_member(k, w, member_stats, member_posteriors):
-            inputs = blr.basis_inputs(member_stats, pending.x, basis(config, w, pending.x))
-            return acq.pending_posteriors(k, surrogate, member_posteriors, inputs, pending.mask, pending_mode,
-                                          num_fantasies)
+            features = blr.basis_inputs(member_stats, pending.x, basis(config, w, pending.x))
+            return acq.pending_posteriors(k, surrogate, member_posteriors, features, pending.mask, acquisition.pending,
+                                          acquisition.num_fantasies)
 
         keys = jax.random.split(k_pending, jax.tree_util.tree_leaves(weights)[0].shape[0])
         posteriors = jax.vmap(fantasize_member)(keys, weights, stats, posteriors)
-    if acquisition == "thompson":
-        if log_feasibility is not None:
-            raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not Thompson sampling")
-        # One member at random, then Thompson sampling over its hyperparameter samples.
-        k_member, k_draw = jax.random.split(key)
-        num = jax.tree_util.tree_leaves(weights)[0].shape[0]
-        e = jax.random.randint(k_member, (), 0, num)
+
+    def thompson(k):  # one member at random, then Thompson sampling over its hyperparameter samples
+        k_member, k_draw = jax.random.split(k)
+        e = jax.random.randint(k_member, (), 0, jax.tree_util.tree_leaves(weights)[0].shape[0])
         w, member_stats, member = jax.tree_util.tree_map(lambda a: a[e], (weights, stats, posteriors))
         joint = lambda posterior, x: surrogate.predict_joint(posterior,
                                                              blr.basis_inputs(member_stats, x, basis(config, w, x)))
-        index = acq.thompson_sample(k_draw, joint, member, anchors)
-        return anchors[index], jnp.zeros((), anchors.dtype)
-    pointwise, log_domain = acq.ACQUISITIONS[acquisition]
-    if acquisition == "ucb":
-        pointwise = functools.partial(pointwise, beta=ucb_beta)
-    score = ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, best, aggregator)
-    if log_feasibility is not None:
-        score = acq.constrained(score, log_feasibility, log_domain)
-    return maximize(score, anchors, maximize_config.top_k, maximize_config.num_steps, maximize_config.learning_rate)
+        return acq.thompson_sample(k_draw, joint, member, inputs.anchors)
+
+    def score(pointwise, log_domain):
+        return ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, inputs.best,
+                              aggregator)
+
+    return search(key, acquisition, inputs.ucb_beta, inputs.anchors, score, thompson, log_feasibility)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -406,13 +400,13 @@ class DNGO(SampledConfig):
         last weights) or ``"fixed"`` (train once).
       quadratic_prior: the quadratic prior mean of eq. (9); ``False``: a constant.
       curvature_scale: scale of the horseshoe prior on the quadratic's curvatures ``diag(Λ)``
-        (standardised output units per squared unit-cube distance; :func:`jbo.models.blr.blr_prior`).
+        (standardised output units per squared unit-cube distance; :func:`jbo.surrogates.blr.blr_prior`).
       network: the basis network and its training (:class:`NetworkConfig`; a dict of its fields is
         accepted).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts: how the BLR's
         hyperparameters are inferred (:class:`~jbo.models.sampled.SampledConfig`).
       pretrained: set by the ask/tell driver, not a user option: the networks in the state were
-        trained by :func:`prepare` (split over devices) and the step uses them as they are.
+        trained by :meth:`prepare` (split over devices) and the step uses them as they are.
     """
 
     kind: ClassVar[str] = "dngo"
@@ -422,24 +416,24 @@ class DNGO(SampledConfig):
     quadratic_prior: bool = True
     curvature_scale: float = 1.0
     network: Any = NetworkConfig()
-    pretrained: bool = dataclasses.field(default=False, repr=False)
+    pretrained: bool = internal(False)
+    cli_types: ClassVar[dict] = {"aggregator": str}
 
     @property
     def name(self) -> str:
         return "dngo" if self.n_networks == 1 else "ensemble"
 
+    @property
+    def members(self) -> int:
+        return self.n_networks
+
     def validate(self) -> None:
         super().validate()
-        if isinstance(self.n_networks, bool) or not isinstance(self.n_networks, (int, np.integer)) or self.n_networks < 1:
-            raise ValueError(f"n_networks must be a positive integer, got {self.n_networks!r}")
-        object.__setattr__(self, "n_networks", int(self.n_networks))
+        object.__setattr__(self, "n_networks", checks.integer("n_networks", self.n_networks, 1))
         object.__setattr__(self, "aggregator", check_aggregator(self.aggregator))
         check_choice("training", self.training, TRAINING_MODES)
-        if not isinstance(self.quadratic_prior, bool):
-            raise ValueError(f"quadratic_prior must be true or false, got {self.quadratic_prior!r}")
-        scale = self.curvature_scale
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
-            raise ValueError(f"curvature_scale must be a positive number, got {scale!r}")
+        check_bool(self, "quadratic_prior")
+        object.__setattr__(self, "curvature_scale", checks.positive("curvature_scale", self.curvature_scale))
         network = self.network._asdict() if isinstance(self.network, NetworkConfig) else self.network
         if not isinstance(network, dict):
             raise ValueError(f"network must be a dict of NetworkConfig fields, got {type(self.network).__name__}")
@@ -448,10 +442,25 @@ class DNGO(SampledConfig):
     def default_maximize(self) -> MaximizeConfig:
         return MAXIMIZE
 
-    def to_dict(self) -> dict:
-        out = super().to_dict()
-        out.pop("pretrained")
-        return out
+    @classmethod
+    def cli_options(cls) -> tuple[CliOption, ...]:
+        """The fields' options, and the network's size and training length (``network.hidden``,
+        ``network.num_steps``)."""
+        defaults = NetworkConfig()
+        return super().cli_options() + (
+            CliOption("--hidden", "network.hidden", int, "+",
+                      f"hidden layer widths (default {' '.join(map(str, defaults.hidden))})"),
+            CliOption("--network-steps", "network.num_steps", int, None,
+                      f"optimisation steps per network training (default {defaults.num_steps})"))
+
+    def init(self, space, dtype, key) -> "EnsembleState":
+        return init(self, space, dtype, key)
+
+    def step(self, space, acquisition, state, inputs, key):
+        return step(self, space, acquisition, state, inputs, key)
+
+    def prepare(self, state, data, key, first: bool):
+        return prepare(self, state, data, key, first)
 
 
 @functools.lru_cache(maxsize=8)
@@ -521,7 +530,7 @@ def prepare(config: DNGO, state: EnsembleState, data, key, first: bool):
     k_net = jax.random.split(key, 3)[0]
     train_fn = functools.partial(train_split, config=config.network)
     weights, loss = train(config, state, data, k_net, first, train_fn)
-    return config.replace(pretrained=True), state._replace(weights=weights)
+    return dataclasses.replace(config, pretrained=True), state._replace(weights=weights)
 
 
 def feasibility(config: NetworkConfig, weights, labels, alpha: float = 1.0, noiseless: bool = True):
@@ -544,26 +553,20 @@ def feasibility(config: NetworkConfig, weights, labels, alpha: float = 1.0, nois
     def log_feasibility(x):
         member = lambda w, post: classifier.log_probability(*classifier.logistic_predict(post, features(w, x)), noiseless)
         values = jax.vmap(member)(weights, posteriors)  # (E, m)
-        return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+        return acq.log_mean_exp(values)
 
     return log_feasibility
 
 
 def constraint_feasibility(config: NetworkConfig, surrogate, weights, constraints, key):
     r"""``x -> \sum_k \log P[c_k(x) \le 0]`` with each constraint value modelled by BLR on every member's
-    basis (MAP hyperparameters), the members' probabilities averaged (the objective's surrogate, as
-    for the GP models: :func:`jbo.models.classifier.fit_log_constraints`)."""
-    from jax.scipy.special import log_ndtr
+    basis (MAP hyperparameters, :func:`jbo.models.classifier.fit_constraints`), the members' probabilities
+    averaged."""
 
     def member_fit(w, k):
         phi = basis(config, w, constraints.x)
-
-        def fit(kk, y, mask):
-            stats = blr.basis_stats(phi, constraints.x, y, mask)
-            samples = inference.map_estimate(kk, surrogate, stats, num_restarts=1)
-            return stats, surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), stats)
-
-        return jax.vmap(fit)(jax.random.split(k, constraints.y.shape[0]), constraints.y, constraints.mask)
+        return classifier.fit_constraints(k, surrogate, constraints, 1,
+                                          lambda y, mask: blr.basis_stats(phi, constraints.x, y, mask))
 
     num = jax.tree_util.tree_leaves(weights)[0].shape[0]
     stats, posteriors = jax.vmap(member_fit)(weights, jax.random.split(key, num))
@@ -571,12 +574,11 @@ def constraint_feasibility(config: NetworkConfig, surrogate, weights, constraint
     def log_probability(x):
         def member(w, member_stats, member_posteriors):
             phi = basis(config, w, x)
-            predict = lambda s, post: surrogate.predict(post, blr.basis_inputs(s, x, phi))
-            mean, var = jax.vmap(predict)(member_stats, member_posteriors)  # (K, m)
-            return jnp.sum(log_ndtr((constraints.threshold[:, None] - mean) / jnp.sqrt(var)), axis=0)
+            return classifier.log_probability_feasible(surrogate, constraints.threshold, member_stats,
+                                                       member_posteriors, x,
+                                                       lambda s, points: blr.basis_inputs(s, points, phi))
 
-        values = jax.vmap(member)(weights, stats, posteriors)  # (E, m)
-        return jax.nn.logsumexp(values, axis=0) - jnp.log(values.shape[0])
+        return acq.log_mean_exp(jax.vmap(member)(weights, stats, posteriors))  # (E, m) -> (m,)
 
     return log_probability
 
@@ -593,7 +595,7 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     stats = ensemble_stats(weights, data.x, data.y, data.mask, config=net)
     surrogate = blr_for(config.quadratic_prior, float(config.curvature_scale))
     keys = jax.random.split(k_infer, config.n_networks)
-    member = lambda k, s, z, r: inference.fit(k, surrogate, s, config.inference_config, inference.Start(z, r), first)
+    member = lambda k, s, z, r: inference.fit(k, surrogate, s, config.inference_config, Start(z, r), first)
     samples = jax.vmap(member)(keys, stats, state.z, state.restarts)
     terms = []
     if acquisition.classify:
@@ -601,13 +603,8 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     if acquisition.num_constraints:
         terms.append(constraint_feasibility(net, surrogate, weights, inputs.constraints, jax.random.fold_in(k_infer, 7)))
     log_feasibility = (lambda x: sum(term(x) for term in terms)) if terms else None
-    x, score = propose(k_acq, weights, samples.params, stats, inputs.pending, inputs.anchors, inputs.best,
-                       inputs.ucb_beta, config=net, surrogate=surrogate, acquisition=acquisition.name,
-                       aggregator=config.aggregator, maximize_config=acquisition.maximize,
-                       pending_mode=acquisition.pending, num_fantasies=acquisition.num_fantasies,
-                       log_feasibility=log_feasibility)
+    x, score = propose(k_acq, weights, samples.params, stats, inputs, acquisition, config=net, surrogate=surrogate,
+                       aggregator=config.aggregator, log_feasibility=log_feasibility)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
     return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
 
-
-MODEL = Model(DNGO, init, step, prepare)

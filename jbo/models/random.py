@@ -11,8 +11,7 @@ from typing import ClassVar
 
 import jax
 
-from jbo.models.base import Model, ModelConfig
-from jbo.optimize import MaximizeConfig
+from jbo.models.base import ModelConfig
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,18 +19,8 @@ class Random(ModelConfig):
     """Uniform random search."""
 
     kind: ClassVar[str] = "random"
+    uses_initial_design: ClassVar[bool] = False
 
-    def default_maximize(self) -> MaximizeConfig:
-        return MaximizeConfig()
-
-
-def init(config: Random, space, dtype, key):
-    return ()
-
-
-def step(config: Random, space, acquisition, state, inputs, key):
-    """A uniform point of the unit cube."""
-    return jax.random.uniform(key, inputs.anchors.shape[-1:], inputs.anchors.dtype), state, {}
-
-
-MODEL = Model(Random, init, step)
+    def step(self, space, acquisition, state, inputs, key):
+        """A uniform point of the unit cube (pending points, feasibility and constraints change nothing)."""
+        return jax.random.uniform(key, inputs.anchors.shape[-1:], inputs.anchors.dtype), state, {}

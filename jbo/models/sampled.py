@@ -2,8 +2,9 @@
 
 One suggestion is :func:`step`: infer ``S`` hyperparameter samples (warm-started from the last one),
 condition the surrogate on the data under each, fantasise the pending points, and maximise the
-integrated acquisition (:func:`propose`). Every model built on a :class:`~jbo.models.base.Surrogate`
-whose parameters are all sampled reuses it; a model module adds only its config and its surrogate.
+integrated acquisition (:func:`propose`). Every model built on a :class:`~jbo.types.Surrogate`
+whose parameters are all sampled reuses it: a config class derived from :class:`StepConfig` adds only
+its options and :meth:`StepConfig.surrogate_for`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ import jax.numpy as jnp
 from jbo import acquisition as acq
 from jbo import escape, inference
 from jbo.models import classifier
-from jbo.models.base import Acquisition, Inputs, ModelConfig, Surrogate, check_choice
+from jbo.models.base import ModelConfig, check_choice
 from jbo.optimize import maximize
+from jbo.types import Acquisition, Inputs, Start, Surrogate
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,10 +36,9 @@ class SampledConfig(ModelConfig):
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample);
         ``None`` (default): 5, or 0 for the slice sampler of a model whose class sets
         ``continued_chain`` (the exact GP): its chain simply goes on from the last sample, as
-        Spearmint's does (Snoek et al. 2012). Measured: the GP's mean best over 30 seeds of
-        Hartmann6 and of Branin was the same with 0 as with 5, for two thirds of the sampler's
-        cost; BOCK's got worse (Rosenbrock-20, centre start: lower with 5 on 5 of 5 seeds), so
-        it and the models not measured keep 5. NUTS adapts its step size on every fit: 5.
+        Spearmint's does (Snoek et al. 2012): as good for the GP at less cost, worse for BOCK
+        (BENCHMARKS.md, design choices), so BOCK and the models not measured keep 5. NUTS adapts
+        its step size on every fit: 5.
       thin: MCMC steps between kept samples.
       map_restarts: prior draws the first MAP fit also starts from.
     """
@@ -69,7 +70,8 @@ class SampledConfig(ModelConfig):
 
 @dataclasses.dataclass(frozen=True)
 class StepConfig(SampledConfig):
-    """Fields of the models whose suggestion is :func:`step` (exact GPs: ARD, arc, BOCK).
+    """Base of the models whose suggestion is :func:`step` on a surrogate (exact GPs: ARD, arc, BOCK; a
+    :class:`~jbo.models.SurrogateModel`): a subclass says which surrogate (:meth:`surrogate_for`).
 
     Attributes:
       classifier: the model of where evaluations are feasible (constrained EI):
@@ -84,6 +86,19 @@ class StepConfig(SampledConfig):
     def validate(self) -> None:
         super().validate()
         check_choice("classifier", self.classifier, classifier.CLASSIFIERS)
+
+    def surrogate_for(self, space) -> Surrogate:
+        """The surrogate this model fits on ``space`` (the same object for equal arguments: compiled
+        programs key on it)."""
+        raise TypeError(f"model {self.name!r} ({type(self).__name__}) defines no surrogate_for(space)")
+
+    def init(self, space, dtype, key) -> "SampledState":
+        """Prior draws the first fit starts from (:func:`init`)."""
+        return init(self.surrogate_for(space), inference.example_data(space.dim, dtype), self, key)
+
+    def step(self, space, acquisition, state, inputs, key):
+        """One suggestion (:func:`step` on :meth:`surrogate_for`)."""
+        return step(self.surrogate_for(space), self, acquisition, state, inputs, key)
 
 
 class SampledState(NamedTuple):
@@ -120,13 +135,14 @@ def init(surrogate: Surrogate, data, config: SampledConfig, key) -> SampledState
     return SampledState(start.z, start.restarts, jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), params))
 
 
-def pointwise(name: str, ucb_beta):
-    """The pointwise acquisition ``(mean, var, best) -> score`` of ``name`` and whether it is a log."""
-    check_choice("acquisition", name, tuple(acq.ACQUISITIONS))
-    fn, log_domain = acq.ACQUISITIONS[name]
-    if name == "ucb":
-        fn = functools.partial(fn, beta=ucb_beta)
-    return fn, log_domain
+def check_pending(surrogate: Surrogate, mode: str) -> None:
+    """``ValueError`` unless ``surrogate`` can condition on pending points the way ``mode`` asks."""
+    if surrogate.fantasize is None:
+        raise ValueError(f"surrogate {surrogate.name!r} has no fantasize: it cannot condition on pending points")
+    if mode == "fantasies" and ("y" not in inspect.signature(surrogate.fantasize).parameters
+                                or surrogate.predict_joint is None):
+        raise ValueError(f"surrogate {surrogate.name!r} conditions pending points at its own mean only: "
+                         "use pending='believer'")
 
 
 def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acquisition, anchors=None,
@@ -137,7 +153,7 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
       key: PRNG key (Thompson sampling).
       surrogate: the model; params: stacked hyperparameter samples (leading axis ``S``).
       inputs: the suggestion's data, pending points, anchors, incumbent and UCB weight.
-      acquisition: name and search sizes.
+      acquisition: what to maximise (:class:`~jbo.types.Acquisition`) and the search sizes.
       anchors, best: override ``inputs.anchors`` / ``inputs.best`` (an escape search).
       exclusion: region where the acquisition is ``-inf`` (:func:`jbo.escape.exclude`).
       log_feasibility: ``x -> log P[feasible]``, added to the log acquisition (constrained EI).
@@ -149,18 +165,44 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
     k_pending, key = jax.random.split(key)
     posteriors = jax.vmap(surrogate.condition, in_axes=(0, None))(params, inputs.data)
     if inputs.pending.x.shape[0]:
-        if acquisition.pending == "fantasies" and "y" not in inspect.signature(surrogate.fantasize).parameters:
-            raise ValueError(f"surrogate {surrogate.name!r} conditions pending points at its own mean only: "
-                             "use pending='believer'")
+        check_pending(surrogate, acquisition.pending)
         posteriors = acq.pending_posteriors(k_pending, surrogate, posteriors, *inputs.pending, acquisition.pending,
                                             acquisition.num_fantasies)
-    if acquisition.name == "thompson":
+
+    def thompson(k):
+        if surrogate.predict_joint is None:
+            raise ValueError(f"surrogate {surrogate.name!r} has no predict_joint: Thompson sampling needs one")
+        return acq.thompson_sample(k, surrogate.predict_joint, posteriors, anchors)
+
+    def score(fn, log_domain):
+        return acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
+
+    return search(key, acquisition, inputs.ucb_beta, anchors, score, thompson, log_feasibility, exclusion)
+
+
+def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson, log_feasibility=None,
+           exclusion=None):
+    """What every proposal ends with: Thompson sampling on the anchors, or the acquisition's score
+    maximised from them (:func:`jbo.optimize.maximize`), discounted by the probability of feasibility.
+
+    Args:
+      key: PRNG key (Thompson sampling).
+      acquisition: the acquisition and the search sizes; ucb_beta: UCB's weight.
+      anchors: ``(A, D)`` starting candidates.
+      score_of: ``(pointwise, log_domain) -> (x (m, D) -> (m,))``, the model's integrated score of a
+        pointwise acquisition (:func:`jbo.acquisition.resolve`).
+      thompson: ``key -> index`` into ``anchors`` of a Thompson draw's minimiser.
+      log_feasibility: ``x -> log P[feasible]``, added to a log score (constrained EI), or ``None``.
+      exclusion: region where the score is ``-inf`` (:func:`jbo.escape.exclude`), or ``None``.
+    Returns:
+      ``(x (D,), score)``.
+    """
+    if acquisition.function == "thompson":
         if log_feasibility is not None:
-            raise ValueError("constraints discount EI, log-EI or PI (acquisition='ei', 'logei' or 'pi'), not Thompson sampling")
-        index = acq.thompson_sample(key, surrogate.predict_joint, posteriors, anchors)
-        return anchors[index], jnp.zeros((), anchors.dtype)
-    fn, log_domain = pointwise(acquisition.name, inputs.ucb_beta)
-    score = acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
+            raise ValueError(acq.CONSTRAINED_NEEDS_LOG)
+        return anchors[thompson(key)], jnp.zeros((), anchors.dtype)
+    fn, log_domain = acq.resolve(acquisition.function, ucb_beta)
+    score = score_of(fn, log_domain)
     if log_feasibility is not None:
         score = acq.constrained(score, log_feasibility, log_domain)
     if exclusion is not None:
@@ -185,7 +227,7 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
       diagnostics.
     """
     k_fit, k_acq, k_escape, k_classify = jax.random.split(key, 4)
-    start = inference.Start(state.z, state.restarts)
+    start = Start(state.z, state.restarts)
     samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, start, inputs.first)
     info = dict(samples.info)
     plan = {}

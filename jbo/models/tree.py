@@ -33,7 +33,7 @@ Z_p^\top M_p^{-1} k_p(x)` (the ``- Z_p^\top M_p^{-1} k_p`` part is the posterior
 exactly the posterior of the dense GP with covariance :math:`Z \Sigma_c Z^\top + K^{\rm block} +
 \sigma^2 I` (eq. 4); the test-suite checks both against that dense GP.
 
-Layout: observations are stored per leaf in padded blocks :class:`TreeData` ``(P, n_pad, ·)``
+Layout: observations are stored per leaf in padded blocks :class:`TreeData` ``(P, n_pad, ·)`` (:func:`blocks`)
 with masks, and every per-leaf computation is ``vmap``-ed over leaves, so a whole fit jits with
 static shapes. Leaves see different numbers of columns: each leaf's columns are gathered into
 ``D_max`` slots and the unused slots are set to 0 on both sides of the kernel, so they add
@@ -59,7 +59,7 @@ Four models share this code (:func:`model_structure`):
   and differ from leaf to leaf, and the third kernel lets a shared parameter move an own parameter's
   best value (a best momentum that falls as the learning rate rises) once the data show it. Eq. (6)
   sees only the linear part of that response, so a leaf is chosen by the larger of the path EI (6)
-  and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`_propose`). A linear shared
+  and the full EI (5) at the anchors (``strategy="hybrid"``, see :func:`propose`). A linear shared
   weight is now identified only by what the leaves below its node have in common, so each gets its
   own prior variance under a shrinkage prior (``variance_per="split"``, :data:`SHRINKAGE`); under the
   paper's prior such a weight keeps its prior spread when the leaves disagree, and (6) reads that
@@ -89,13 +89,13 @@ import numpyro.distributions as dist
 from jax.scipy.linalg import solve_triangular
 
 from jbo import acquisition as acq
-from jbo import inference, linalg, priors
-from jbo.data import bucket_size
-from jbo.kernels import Kernel, Matern52, make_kernel
-from jbo.models.base import Model, Pending, Surrogate, check_choice
+from jbo import inference, kernels, linalg, priors
+from jbo.kernels import Kernel, Matern52
+from jbo.models.base import check_bool, check_choice
 from jbo.models import sampled
 from jbo.models.sampled import SampledConfig, SampledState
 from jbo.optimize import MaximizeConfig, maximize
+from jbo.types import Pending, Start, Surrogate
 
 MODES = ("tree", "tree-paper", "independent", "marginal")
 
@@ -117,7 +117,7 @@ SHRINKAGE = (-3.0, 2.0)
 #: How the prior variances of the node weights are grouped (:class:`TreeSpec`).
 VARIANCES_PER = ("node", "feature", "split")
 
-#: How a proposal searches the leaves (:func:`_propose`).
+#: How a proposal searches the leaves (:func:`propose`).
 STRATEGIES = ("auto", "two_step", "screen", "hybrid", "all_leaves")
 
 #: Each mode's default strategy: the paper's model keeps the paper's two-step path EI.
@@ -185,43 +185,19 @@ def _tables(structure) -> _Tables:
     for p, cols in enumerate(structure.leaf_columns):
         leaf_cols[p, : len(cols)] = cols
         leaf_colmask[p, : len(cols)] = True
-    cols, bias, node, on_leaf = [], [], [], []
-    for v, n in enumerate(structure.nodes):
-        on = [p in n.leaves for p in range(num_leaves)]
-        for c in ([-1] if n.bias else []) + list(n.columns):
-            cols.append(max(c, 0))
-            bias.append(c < 0)
-            node.append(v)
-            on_leaf.append(on)
-    on_leaf = np.asarray(on_leaf, bool).reshape(len(cols), num_leaves).T
+    columns, on_leaf = structure.feature_tables()
+    node = np.repeat(np.arange(len(structure.nodes)), [n.width for n in structure.nodes]).astype(np.int32)
     leaf_shared = np.zeros((num_leaves, width), bool)
     for p, leaf_columns in enumerate(structure.leaf_columns):
         shared = set().union(*[n.columns for n in structure.nodes if p in n.leaves])
         leaf_shared[p, : len(leaf_columns)] = [c in shared for c in leaf_columns]
-    return _Tables(leaf_cols, leaf_colmask, leaf_shared, np.asarray(cols, np.int32), np.asarray(bias, bool),
-                   np.asarray(node, np.int32), on_leaf)
+    return _Tables(leaf_cols, leaf_colmask, leaf_shared, np.maximum(columns, 0).astype(np.int32), columns < 0, node,
+                   on_leaf)
 
 
 def num_features(structure) -> int:
     """``d = sum_v d_v``, the length of ``c`` (§2.4)."""
     return int(_tables(structure).feature_cols.shape[0])
-
-
-def tree_features(structure, x, leaf):
-    r"""Features :math:`z_{p}(x) = [r_v(x)]_v`, zero on the nodes off leaf ``p``'s path (§2.4).
-
-    Args:
-      structure: the tree structure.
-      x: ``(m, D)`` unit-cube rows.
-      leaf: ``(m,)`` (or scalar) leaf index of each row.
-    Returns:
-      ``(m, d)`` features, in node order, each node's bias (if any) before its columns: the layout of
-      :meth:`jbo.spaces.Space.tree_features`.
-    """
-    t = _tables(structure)
-    value = jnp.where(t.feature_bias, jnp.ones((), x.dtype), x[..., t.feature_cols])
-    on = jnp.asarray(t.feature_on_leaf)[jnp.broadcast_to(leaf, x.shape[:-1])]
-    return jnp.where(on, value, 0.0)
 
 
 def _leaf_inputs(structure, x, leaf):
@@ -250,38 +226,6 @@ class TreeData(NamedTuple):
     @property
     def n(self):
         return jnp.sum(self.mask)
-
-
-def tree_data(x: np.ndarray, y: np.ndarray, leaf: np.ndarray, num_leaves: int, size: int | None = None,
-              dtype=jnp.float64, minimum: int = 8) -> TreeData:
-    """Group observations by leaf into padded blocks (NumPy, outside ``jit``).
-
-    Args:
-      x: ``(n, D)`` unit-cube rows; y: ``(n,)`` standardised targets; leaf: ``(n,)`` leaf index.
-      num_leaves: ``P``.
-      size: rows per block (default: :func:`jbo.data.bucket_size` of the largest leaf count, so a run
-        compiles a handful of shapes).
-      dtype: float dtype.
-      minimum: smallest block size.
-    Returns:
-      A :class:`TreeData`; padded rows sit at 0.5 with target 0 and ``mask = False``.
-    """
-    x = np.asarray(x, np.float64)
-    y = np.asarray(y, np.float64).reshape(-1)
-    leaf = np.asarray(leaf, np.int64).reshape(-1)
-    counts = np.bincount(leaf, minlength=num_leaves)
-    if len(counts) > num_leaves:
-        raise ValueError(f"leaf index {leaf.max()} out of range for {num_leaves} leaves")
-    size = bucket_size(int(counts.max(initial=0)), minimum=minimum) if size is None else size
-    if size < counts.max(initial=0):
-        raise ValueError(f"size ({size}) must be >= the largest leaf count ({counts.max()})")
-    xs = np.full((num_leaves, size, x.shape[1]), 0.5)
-    ys = np.zeros((num_leaves, size))
-    mask = np.zeros((num_leaves, size), bool)
-    for p in range(num_leaves):
-        rows = np.flatnonzero(leaf == p)
-        xs[p, : len(rows)], ys[p, : len(rows)], mask[p, : len(rows)] = x[rows], y[rows], True
-    return TreeData(jnp.asarray(xs, dtype), jnp.asarray(ys, dtype), jnp.asarray(mask))
 
 
 # ----------------------------------------------------------------------------- model
@@ -329,7 +273,7 @@ class TreeSpec:
         leaf GPs also model the shared parameters (``"tree"``), a weight the data do not identify
         otherwise keeps its prior spread, and eq. (6) reads that spread as promise.
       noise_scale: horseshoe scale of the shared noise variance σ².
-      noise_floor: added to σ² (as in :func:`jbo.models.gp.exact_gp`).
+      noise_floor: added to σ² (as in :func:`jbo.surrogates.exact_gp`).
       jitter: first Cholesky jitter of each ``M_p`` (default by dtype).
       precision_jitter: jitter of the Cholesky of the *equilibrated* (unit-diagonal) ``Λ_c``; Λ_c is
         PD by construction (its prior part Σ_c⁻¹ is), so this only guards round-off.
@@ -568,7 +512,7 @@ def condition(spec: TreeSpec, params, data: TreeData) -> TreePosterior:
         empty = jnp.zeros((0,), dtype)
         return TreePosterior(params, data, factor, alpha, residual, jnp.zeros(data.y.shape + (0,), dtype),
                              jnp.zeros((0, 0), dtype), empty, empty)
-    z = jax.vmap(lambda x, mask, p: jnp.where(mask[:, None], tree_features(structure, x, p), 0.0))(
+    z = jax.vmap(lambda x, mask, p: jnp.where(mask[:, None], structure.features(x, p, jnp), 0.0))(
         data.x, data.mask, leaves)
     features = lower(factor, z)
     precision = jnp.diag(1.0 / params["variance"]) + jnp.einsum("pnd,pne->de", features, features)
@@ -614,7 +558,7 @@ def _leaf_terms(spec: TreeSpec, post: TreePosterior, x, leaf) -> _LeafTerms:
     cross = jnp.where(mask[:, None], _leaf_gram(spec, post.params, leaf, _leaf_inputs(structure, xs, leaf), xl), 0.0)
     mean = post.params["offset"][leaf] + cross.T @ post.alpha[leaf]
     v = solve_triangular(post.factor[leaf], cross, lower=True)
-    t = tree_features(structure, x, leaf) - v.T @ post.features[leaf]
+    t = structure.features(x, leaf, jnp) - v.T @ post.features[leaf]
     return _LeafTerms(mean, v, xl, t)
 
 
@@ -699,7 +643,7 @@ def fantasize(spec: TreeSpec, leaf_of: Callable, post: TreePosterior, x, mask=No
 
 
 def tree_gp(spec: TreeSpec, leaf_of: Callable, name: str = "tree") -> Surrogate:
-    """The tree model as a :class:`~jbo.models.base.Surrogate` over :class:`TreeData`.
+    """The tree model as a :class:`~jbo.types.Surrogate` over :class:`TreeData`.
 
     Args:
       spec: the model (:class:`TreeSpec`).
@@ -829,7 +773,7 @@ def path_moments(spec: TreeSpec, post: TreePosterior, x, leaf):
     Only the shared columns of ``x`` on ``leaf``'s path matter.
     Returns ``(mean (m,), var (m,))``.
     """
-    z = tree_features(spec.structure, x, leaf)
+    z = spec.structure.features(x, leaf, jnp)
     mean = post.params["offset"][leaf]
     var = jnp.zeros(x.shape[:-1], x.dtype)
     if spec.additive and spec.path_ei == "shared":
@@ -875,22 +819,15 @@ def path_expected_improvement(spec: TreeSpec, post: TreePosterior, x, leaf, best
     return acq.log_expected_improvement(mean, var, best) if log else acq.expected_improvement(mean, var, best)
 
 
-def _integrated(values):
-    """Mean over the sample axis of ``exp(values)``, in the log domain (integrated log-EI)."""
-    return jax.nn.logsumexp(values, axis=0) - math.log(values.shape[0])
-
-
-def _leaf_acquisition(spec, posteriors, leaf, best, acquisition: str, ucb_beta: float):
-    pointwise, log_domain = acq.ACQUISITIONS[acquisition]
-    if acquisition == "ucb":
-        pointwise = functools.partial(pointwise, beta=ucb_beta)
+def _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta: float):
+    pointwise, log_domain = acq.resolve(acquisition, ucb_beta)
     return acq.integrate(lambda post, x: predict_leaf(spec, post, x, leaf), posteriors, pointwise, log_domain, best)
 
 
-def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
+def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
             strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
             config: MaximizeConfig = MaximizeConfig()):
-    r"""One proposal of the tree model or its baselines (jitted; static shapes).
+    r"""One proposal of the tree model or its baselines (traceable; static shapes).
 
     Strategies (each searches one or all leaves; Jenatton's Table 1 compares their costs):
 
@@ -951,7 +888,7 @@ def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendi
         return jnp.max(_leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta)(anchors))
 
     def path_search(leaf):
-        values = lambda x: _integrated(jax.vmap(lambda post: path_expected_improvement(spec, post, x, leaf, best))(
+        values = lambda x: acq.log_mean_exp(jax.vmap(lambda post: path_expected_improvement(spec, post, x, leaf, best))(
             posteriors))
         return search(values, anchors)
 
@@ -963,14 +900,11 @@ def _propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendi
     if strategy == "hybrid":
         # Both leaf scores are integrated log expected improvements of the same incumbent. With another
         # acquisition (pi, ucb) the screen's values are not EIs: the leaf is then chosen by eq. (6) alone.
-        if acquisition in ("ei", "logei"):
+        if acquisition in ("ei", "logei"):  # names: a Pointwise of the user's is never an EI here
             path_scores = jnp.maximum(path_scores, jax.lax.map(screen, leaves))
     leaf = jnp.argmax(path_scores)
     x, score = leaf_search(leaf, path_x[leaf][None])
     return decoder.encode(x, leaf), score, leaf
-
-
-propose = jax.jit(_propose, static_argnames=("spec", "decoder", "strategy", "acquisition", "ucb_beta", "config"))
 
 
 # ----------------------------------------------------------------------------- the model
@@ -982,7 +916,7 @@ def default_weight_prior(mode: str) -> str:
 
 
 @functools.lru_cache(maxsize=32)
-def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, shared_kernel: str = "additive+joint",
+def model_for(space, mode: str, kernel: str | Kernel = "matern52", warp: bool = False, shared_kernel: str = "additive+joint",
               path_ei: str = "linear", shared_weights: str | None = None):
     """``(spec, decoder, surrogate)`` of a tree model on a conditional space (cached: compiled programs
     key on these objects).
@@ -990,7 +924,7 @@ def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, sh
     Args:
       space: a :class:`jbo.spaces.Space` with conditions (``space.tree()``).
       mode: one of :data:`MODES`.
-      kernel, warp: leaf kernel (:func:`jbo.kernels.make_kernel`).
+      kernel, warp: leaf kernel, a name or an object (:func:`jbo.kernels.resolve`).
       shared_kernel, path_ei: see :class:`TreeSpec`.
       shared_weights: prior of the linear shared weights, one of :data:`SHARED_WEIGHTS`, or ``None``: the
         mode's default (:func:`default_weight_prior`).
@@ -1000,19 +934,22 @@ def model_for(space, mode: str, kernel: str = "matern52", warp: bool = False, sh
     if (shared_weights or default_weight_prior(mode)) == "shrinkage":
         loc, scale = SHRINKAGE
         weights = dict(variance_per="split", shared_variance_loc=loc, shared_variance_scale=scale)
-    spec = TreeSpec(model_structure(structure, mode), make_kernel(kernel, warp=warp), shared_kernel, path_ei,
+    spec = TreeSpec(model_structure(structure, mode), kernels.resolve(kernel, warp=warp), shared_kernel, path_ei,
                     **weights)
     decoder = LeafDecoder.from_space(space, structure)
     return spec, decoder, tree_gp(spec, decoder, mode)
 
 
-def blocks(data, leaf_of: Callable, num_leaves: int) -> TreeData:
+def blocks(data, leaf, num_leaves: int) -> TreeData:
     """Padded flat observations as per-leaf blocks of the same padded size (traceable).
 
     Every block holds all ``N_pad`` rows and masks those of other leaves, so shapes are static
-    whatever the leaves' counts (:func:`tree_data` makes tighter blocks on the host).
+    whatever the leaves' counts.
+
+    Args:
+      data: a :class:`jbo.types.Data`; leaf: ``(N_pad,)`` each row's leaf (any value on padded rows).
+      num_leaves: ``P``.
     """
-    leaf = leaf_of(data.x)
     mine = (leaf[None, :] == jnp.arange(num_leaves)[:, None]) & data.mask[None, :]
     x = jnp.broadcast_to(data.x, (num_leaves,) + data.x.shape)
     return TreeData(jnp.where(mine[..., None], x, 0.5), jnp.where(mine, data.y[None, :], 0.0), mine)
@@ -1037,7 +974,7 @@ class Tree(SampledConfig):
         EI), ``"tree-paper"`` (the paper's model: shared parameters linear through the nodes only,
         two-step path EI of eq. 6), ``"independent"`` (``c = 0``, EI in every leaf) or ``"marginal"``
         (scalar nodes with ``c`` integrated out, EI in every leaf). See :func:`model_structure`.
-      strategy: how a proposal searches the leaves, one of :data:`STRATEGIES` (see :func:`_propose`);
+      strategy: how a proposal searches the leaves, one of :data:`STRATEGIES` (see :func:`propose`);
         ``None``: the mode's default (:data:`DEFAULT_STRATEGY`: ``"auto"`` for ``"tree"``,
         ``"two_step"`` for ``"tree-paper"``, ``"all_leaves"`` for the baselines).
       shared_kernel: ``"additive+joint"`` (default), ``"additive"`` or ``"joint"``: how a leaf GP that
@@ -1056,7 +993,8 @@ class Tree(SampledConfig):
         one slope common to the leaves below its node). ``None``: ``"shrinkage"`` for ``"tree"``, whose
         leaf GPs also model the shared parameters, ``"paper"`` otherwise. No effect without shared
         parameters.
-      kernel, warp: the leaf GPs' kernel (:func:`jbo.kernels.make_kernel`).
+      kernel, warp: the leaf GPs' kernel: a name (:data:`jbo.kernels.KERNELS`) or a kernel object,
+        optionally Kumaraswamy-warped (:func:`jbo.kernels.resolve`).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
         :class:`~jbo.models.sampled.SampledConfig`.
     """
@@ -1067,8 +1005,9 @@ class Tree(SampledConfig):
     shared_kernel: str = "additive+joint"
     path_ei: str = "linear"
     shared_weights: str | None = None
-    kernel: str = "matern52"
+    kernel: Any = "matern52"
     warp: bool = False
+    cli_types: ClassVar[dict] = {"kernel": str}
 
     @property
     def name(self) -> str:
@@ -1094,51 +1033,47 @@ class Tree(SampledConfig):
         check_choice("path_ei", self.path_ei, PATH_EIS)
         if self.shared_weights is not None:
             check_choice("shared_weights", self.shared_weights, SHARED_WEIGHTS)
-        if not isinstance(self.warp, bool):
-            raise ValueError(f"warp must be true or false, got {self.warp!r}")
-        from jbo.kernels import KERNELS
+        check_bool(self, "warp")
+        kernels.check(self.kernel)
 
-        check_choice("kernel", self.kernel, sorted(KERNELS))
+    def init(self, space, dtype, key) -> SampledState:
+        _check(self, space)
+        spec, decoder, surrogate = self.parts(space)
+        example = inference.example_data(space.dim, dtype)
+        example = blocks(example, decoder(example.x), spec.num_leaves)
+        return sampled.init(surrogate, example, self, key)
 
-    def default_maximize(self) -> MaximizeConfig:
-        return MaximizeConfig()
+    def step(self, space, acquisition, state, inputs, key):
+        """One suggestion: infer the hyperparameters (warm-started), then search the leaves with the
+        config's strategy (:func:`propose`); traceable. Pending points enter as the kriging believer;
+        Thompson sampling, Monte Carlo fantasies and feasibility models raise."""
+        _check(self, space, acquisition.function, acquisition.pending,
+               acquisition.classify or acquisition.num_constraints > 0)
+        spec, decoder, surrogate = self.parts(space)
+        k_fit, k_acq = jax.random.split(key)
+        data = blocks(inputs.data, decoder(inputs.data.x), spec.num_leaves)
+        samples = inference.fit(k_fit, surrogate, data, self.inference_config, Start(state.z, state.restarts),
+                                inputs.first)
+        pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
+        x, score, leaf = propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
+                                  inputs.best, strategy=self.search, acquisition=acquisition.function,
+                                  ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
+        return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(samples.info, score=score,
+                                                                                   leaf=leaf)
+
+    def parts(self, space):
+        """``(spec, decoder, surrogate)`` of this model on ``space`` (:func:`model_for`)."""
+        return model_for(space, self.mode, self.kernel, self.warp, self.shared_kernel, self.path_ei,
+                         self.weight_prior)
 
 
-def _check(config: Tree, space, acquisition_name: str | None = None, pending: str = "believer", classify: bool = False):
+def _check(config: Tree, space, acquisition=None, pending: str = "believer", classify: bool = False):
     if not space.is_conditional:
         raise ValueError(f"model {config.mode!r} needs a conditional space (parameters with when=...)")
-    if acquisition_name == "thompson":
+    if acquisition == "thompson":
         raise ValueError(f"model {config.mode!r} supports the acquisitions ei, logei, pi and ucb, not thompson")
     if pending == "fantasies":
         raise ValueError(f"model {config.mode!r} takes pending points as the kriging believer only: use pending='believer'")
     if classify:
         raise ValueError(f"model {config.mode!r} does not model unknown constraints (infeasible evaluations, "
                          "failures='constraint'): use model='gp', 'arc' or 'dngo' for those")
-
-
-def init(config: Tree, space, dtype, key):
-    _check(config, space)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel,
-                                         config.path_ei, config.weight_prior)
-    example = blocks(inference.example_data(space.dim, dtype), decoder, spec.num_leaves)
-    return sampled.init(surrogate, example, config, key)
-
-
-def step(config: Tree, space, acquisition, state, inputs, key):
-    """One suggestion: infer the hyperparameters (warm-started), then search the leaves with the
-    config's strategy (:func:`_propose`); traceable."""
-    _check(config, space, acquisition.name, acquisition.pending, acquisition.classify or acquisition.num_constraints > 0)
-    spec, decoder, surrogate = model_for(space, config.mode, config.kernel, config.warp, config.shared_kernel,
-                                         config.path_ei, config.weight_prior)
-    k_fit, k_acq = jax.random.split(key)
-    data = blocks(inputs.data, decoder, spec.num_leaves)
-    samples = inference.fit(k_fit, surrogate, data, config.inference_config, inference.Start(state.z, state.restarts),
-                            inputs.first)
-    pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
-    x, score, leaf = _propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
-                              inputs.best, strategy=config.search,
-                              acquisition=acquisition.name, ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
-    return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(samples.info, score=score, leaf=leaf)
-
-
-MODEL = Model(Tree, init, step)

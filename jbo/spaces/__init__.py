@@ -17,7 +17,7 @@ Package layout
     ``TreeNode`` and ``TreeStructure`` of Jenatton et al.'s tree-structured GP.
 :mod:`jbo.spaces.space`
     ``Space``: composes the parameters (validate, encode/decode, round trip, traceable arrays,
-    relevance mask, leaves, tree structure and features, Sobol and initial designs,
+    relevance mask, leaves, tree structure and features, random configurations,
     ``to_dict``/``from_dict``).
 
 Errors

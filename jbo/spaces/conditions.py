@@ -26,6 +26,8 @@ from __future__ import annotations
 import difflib
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from jbo.spaces.parameters import Categorical, Integer, _Param
 
 __all__ = ["TreeNode", "TreeStructure"]
@@ -76,6 +78,33 @@ class TreeStructure(NamedTuple):
     def feature_dim(self) -> int:
         """``d = sum_v d_v``, the length of ``z_p`` and of ``c``."""
         return sum(node.width for node in self.nodes)
+
+    def feature_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(d,)`` column of each feature (``-1``: the constant 1 of a node's bias) and the ``(P, d)`` bool
+        table of the features on each leaf's path; nodes in order, each node's bias before its columns."""
+        columns, on_path = [], []
+        for node in self.nodes:
+            on = np.isin(np.arange(self.n_leaves), node.leaves)
+            for c in ((-1,) if node.bias else ()) + tuple(node.columns):
+                columns.append(c)
+                on_path.append(on)
+        on_path = np.stack(on_path, axis=1) if on_path else np.zeros((self.n_leaves, 0), bool)
+        return np.asarray(columns, np.int64), on_path
+
+    def features(self, x, leaf, xp=np):
+        """Jenatton et al.'s features :math:`z_p(x) = [r_v(x)]_v` (Sec. 2.4), zero on the nodes off leaf
+        ``p``'s path, so that ``c^T z`` is the inner-node term of the row's leaf.
+
+        Args:
+          x: ``(..., D)`` encoded points; leaf: ``(...)`` (or scalar) integer leaf of each row.
+          xp: ``numpy``, or ``jax.numpy`` inside traced code.
+        Returns:
+          ``(..., d)``, in the dtype of ``x``.
+        """
+        columns, on_path = self.feature_tables()
+        values = xp.where(xp.asarray(columns) >= 0, x[..., np.maximum(columns, 0)], xp.ones((), x.dtype))
+        on = xp.asarray(on_path)[xp.broadcast_to(xp.asarray(leaf), x.shape[:-1])]
+        return xp.where(on, values, xp.zeros((), x.dtype))
 
 
 class _Conditions(NamedTuple):

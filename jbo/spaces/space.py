@@ -11,17 +11,16 @@ and ``Space`` only composes them.
 ``Space`` validates configurations, encodes and decodes them (NumPy), round-trips encoded points
 and decodes them to arrays (``decode_arrays``, ``active_arrays``: what jitted objectives receive),
 computes the relevance mask and the leaves of a conditional space (NumPy or JAX), builds the
-static tree structure of Jenatton et al. (:mod:`jbo.spaces.conditions`), draws Sobol and initial
-designs, and (de)serialises itself (``to_dict``/``from_dict``).
+static tree structure of Jenatton et al. (:mod:`jbo.spaces.conditions`), draws random configurations,
+and (de)serialises itself (``to_dict``/``from_dict``). Sobol sets and a run's initial design are drawn
+inside the compiled programs (:mod:`jbo.design`).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import math
 import numbers
-import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -601,20 +600,6 @@ class Space:
         )
         return TreeStructure(self.leaves(), leaf_columns, nodes)
 
-    def _feature_tables(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(d,)`` column of each feature of ``z`` (-1: the constant 1) and ``(P, d)`` 0/1 path mask."""
-        if "features" not in self._cache:
-            tree = self.tree()
-            cols, mask = [], []
-            for node in tree.nodes:
-                on_path = np.isin(np.arange(tree.n_leaves), node.leaves).astype(np.float64)
-                for c in ((-1,) if node.bias else ()) + node.columns:
-                    cols.append(c)
-                    mask.append(on_path)
-            mask = np.stack(mask, axis=1) if mask else np.zeros((tree.n_leaves, 0))
-            self._cache["features"] = (np.asarray(cols, dtype=np.int64), mask)
-        return self._cache["features"]
-
     def tree_features(self, U: Any, leaf_idx: Any):
         """Feature vectors ``z`` of Jenatton et al. Sec. 2.4, so that ``c^T z`` is the inner-node term.
 
@@ -639,10 +624,7 @@ class Space:
                 raise ValueError(f"tree_features: leaf_idx must be integers, got {idx.dtype}")
             if idx.size and (idx.min() < 0 or idx.max() >= n_leaves):
                 raise ValueError(f"tree_features: leaf_idx out of range [0, {n_leaves})")
-        cols, mask = self._feature_tables()
-        dtype = _float_dtype(U, xp)
-        values = xp.where(xp.asarray(cols) >= 0, U[..., np.maximum(cols, 0)], 1.0)
-        return (xp.asarray(mask, dtype=dtype)[idx] * values).astype(dtype)
+        return self.tree().features(U.astype(_float_dtype(U, xp)), idx, xp)
 
     # ------------------------------------------------------------------ sampling
     def sample(self, rng: Any, n: int) -> list[dict]:
@@ -653,52 +635,6 @@ class Space:
         """
         n = _check_count(n)
         return self.decode_many(_as_generator(rng).random((n, self._dim)))
-
-    def sobol(self, n: int, seed: int) -> np.ndarray:
-        """``n`` scrambled Sobol points ``(n, dim)`` in the cube, reproducible by ``seed``.
-
-        ``n`` need not be a power of two: the next power of two is drawn and the first ``n``
-        points are kept (a prefix of a scrambled Sobol sequence is still low-discrepancy, only
-        not perfectly balanced).
-        """
-        n = _check_count(n)
-        if n == 0:
-            return np.zeros((0, self._dim))
-        from scipy.stats import qmc
-
-        m = max(0, math.ceil(math.log2(n)))
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*balance properties.*")
-            try:
-                engine = qmc.Sobol(d=self._dim, scramble=True, rng=seed)
-            except TypeError:  # scipy < 1.15 spells it seed
-                engine = qmc.Sobol(d=self._dim, scramble=True, seed=seed)
-            pts = engine.random_base2(m)
-        return np.asarray(pts[:n], dtype=np.float64)
-
-    def initial_points(self, n: int, seed: int) -> np.ndarray:
-        """Encoded initial design ``(n, dim)``, reproducible by ``seed``; row ``i`` does not depend on ``n``.
-
-        Unconditional space: ``sobol(n, seed)``. Conditional space: first one uniform point per
-        leaf, leaves in a seeded random order (Jenatton et al. 2017, Sec. 4: "one random candidate
-        drawn per conditional path"; random order so that a design shorter than the number of
-        leaves is not biased towards the first ones), then the Sobol points ``sobol(n - P, seed)``.
-        Inactive columns hold uniform noise.
-        """
-        n = _check_count(n)
-        if self._cond is None:
-            return self.sobol(n, seed)
-        rng = np.random.default_rng(seed)
-        n_leaves = len(self.leaves())
-        first = [self._leaf_points(rng, int(p), 1) for p in rng.permutation(n_leaves)]
-        first = np.concatenate(first)
-        if n <= n_leaves:
-            return first[:n]
-        return np.concatenate([first, self.sobol(n - n_leaves, seed)])
-
-    def initial_design(self, n: int, seed: int) -> list[dict]:
-        """``decode_many(initial_points(n, seed))``: a space-filling initial design (one point per leaf first)."""
-        return self.decode_many(self.initial_points(n, seed))
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:

@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpyro.distributions as dist
 
 from jbo import priors
-from jbo.models.base import Surrogate
+from jbo.types import Surrogate
 
 
 class BasisStats(NamedTuple):
@@ -269,7 +269,7 @@ def blr_prior(stats: BasisStats, quadratic: bool = True, center_scale: float = 0
 
 def blr_surrogate(quadratic: bool = True, observation_noise: bool = False, center_scale: float = 0.5,
                   curvature_scale: float = 1.0) -> Surrogate:
-    """BLR on a basis as a :class:`~jbo.models.base.Surrogate`.
+    """BLR on a basis as a :class:`~jbo.types.Surrogate`.
 
     Its "data" is :class:`BasisStats` and its inputs are :class:`BasisInputs`, so the same inference
     (:func:`jbo.inference.infer`) and acquisition code serves it; the basis itself (a network) is

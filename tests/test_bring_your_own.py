@@ -1,0 +1,268 @@
+"""Pieces of one's own as values in every driver: kernels, acquisitions, surrogates and model classes, their
+records in the journal, their errors, and the contract every model meets (issue: bring your own blocks)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.scipy.special import log_ndtr
+
+import jbo
+from jbo import acquisition, kernels, loop, models, records
+from jbo.benchmarks import get_problem
+from jbo.optimize import MaximizeConfig
+
+PROBLEM = get_problem("branin")
+SPACE = PROBLEM.space()
+LOOP = dict(n_init=4, maximize=dict(num_anchors=64, num_local=8, top_k=2, num_steps=10))
+FAST = dict(inference="map", **LOOP)
+MATERN_LINEAR = jbo.models.GP(kernel=kernels.Matern52() + kernels.Linear(), inference="map")
+
+
+def lower_confidence_bound(mean, var, best):
+    return -(mean - 2.0 * jnp.sqrt(var))
+
+
+def log_improvement_probability(mean, var, best):
+    return log_ndtr((best - mean) / jnp.sqrt(var))
+
+
+def ask_tell(budget: int = 7, **options):
+    """A short ask/tell run on Branin; MAP inference unless ``options`` name a model object."""
+    defaults = LOOP if isinstance(options.get("model"), jbo.models.ModelConfig) else FAST
+    opt = jbo.Optimizer(SPACE, seed=1, **{**defaults, **options})
+    for _ in range(budget):
+        config = opt.ask()
+        opt.tell(config, PROBLEM.evaluate(config))
+    return opt
+
+
+def points(opt):
+    return [h["config"] for h in opt.history]
+
+
+def assert_same_suggestion(a: dict, b: dict):
+    """A resumed run's next suggestion is the one the uninterrupted run makes, to the precision of a fit: the
+    journal holds the observations, not the last fit's hyperparameters, so the resumed fit starts cold."""
+    assert a.keys() == b.keys()
+    np.testing.assert_allclose([a[k] for k in a], [b[k] for k in a], rtol=1e-6, atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+def test_a_kernel_object_equal_to_a_name_suggests_the_same_points():
+    by_name = points(ask_tell(model=jbo.models.GP(kernel="matern52", inference="map")))
+    by_object = points(ask_tell(model=jbo.models.GP(kernel=kernels.Matern52(), inference="map")))
+    assert by_object == by_name
+
+
+def test_a_composed_kernel_runs_in_every_driver_and_resumes(tmp_path):
+    opt = ask_tell(model=MATERN_LINEAR, journal=tmp_path / "run.jsonl")
+    assert len(opt.history) == 7
+    header = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
+    assert header["settings"]["model"]["kernel"]["$type"] == "jbo.kernels:Sum"
+    resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
+    assert resumed.settings.model == MATERN_LINEAR
+    assert_same_suggestion(resumed.ask(), opt.ask())
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=6, seeds=[0, 1], model=MATERN_LINEAR, **LOOP)
+    assert np.all(np.isfinite(many.best_values))
+    # the compiled run is the ask/tell run (values to round-off: the objective runs in JAX there)
+    np.testing.assert_allclose(many.values[0], jbo.minimize(PROBLEM.evaluate, SPACE, budget=6, model=MATERN_LINEAR,
+                                                            seed=0, **LOOP).values, rtol=1e-9)
+
+
+def test_kernel_objects_in_the_other_gp_type_models():
+    tree_space = get_problem("jenatton_small").space()
+    for model in (jbo.models.Arc(kernel=kernels.SquaredExponential()), jbo.models.Matern(kernel="se"),
+                  jbo.models.Tree(kernel=kernels.Matern52() + kernels.Constant())):
+        assert models.from_dict(json.loads(json.dumps(model.to_dict()))) == model
+    assert jbo.models.Arc(kernel=kernels.Matern52()).surrogate_for(tree_space) is \
+        jbo.models.Arc(kernel=kernels.Matern52()).surrogate_for(tree_space)
+    with pytest.raises(ValueError, match="kernel"):
+        jbo.models.Arc(kernel=kernels.Linear())  # the arc kernel takes a distance profile
+    with pytest.raises(ValueError, match="ard"):
+        jbo.models.GP(kernel=kernels.Matern52(), ard=False)
+
+
+# ----------------------------------------------------------------------------- acquisitions
+
+
+def test_an_acquisition_function_runs_in_every_driver_and_resumes(tmp_path):
+    opt = ask_tell(acquisition=lower_confidence_bound, journal=tmp_path / "run.jsonl")
+    assert opt.settings.acquisition == acquisition.Pointwise(lower_confidence_bound)
+    # its own maths: UCB's with the same weight (beta = 4) gives the same points (to round-off), another not
+    ucb = np.array([list(c.values()) for c in points(ask_tell(acquisition="ucb", ucb_beta=4.0))])
+    np.testing.assert_allclose(np.array([list(c.values()) for c in points(opt)]), ucb, rtol=1e-6)
+    assert points(opt) != points(ask_tell(acquisition="ucb", ucb_beta=0.25))
+    resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
+    assert resumed.settings.acquisition == opt.settings.acquisition
+    assert_same_suggestion(resumed.ask(), opt.ask())
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=6, seeds=[1], acquisition=lower_confidence_bound, **FAST)
+    np.testing.assert_allclose(many.values[0], [h["value"] for h in ask_tell(6, acquisition=lower_confidence_bound).history],
+                               rtol=1e-9)
+    with cf.ThreadPoolExecutor(2) as pool:
+        parallel = jbo.minimize(PROBLEM.evaluate, SPACE, budget=8, n_workers=2, executor=pool,
+                                acquisition=lower_confidence_bound, **FAST)
+    assert len(parallel.history) == 8 and np.isfinite(parallel.best_value)
+
+
+def test_a_log_acquisition_takes_pending_points_and_constraints():
+    log_pi = acquisition.Pointwise(log_improvement_probability, log=True)
+    opt = jbo.Optimizer(SPACE, seed=1, acquisition=log_pi, **FAST)
+    for i, config in enumerate(opt.ask(n=4)):  # the design; then a classifier of feasibility and a constraint model
+        opt.tell(config, None if i == 0 else PROBLEM.evaluate(config), feasible=False if i == 0 else None,
+                 constraints=[i - 2.5])
+    batch = opt.ask(n=3)  # the first two are pending when the later ones are chosen
+    assert len({tuple(sorted(c.items())) for c in batch}) == 3 and opt.last_info["phase"] == "model"
+
+
+def test_a_score_that_is_not_a_log_cannot_be_constrained():
+    opt = ask_tell(acquisition=lower_confidence_bound, budget=5)
+    opt.tell(opt.ask(), None, feasible=False)
+    with pytest.raises(ValueError, match="log"):
+        opt.ask()
+
+
+@pytest.mark.parametrize("bad", ["lcb", 3, lambda: None.__class__, [1]])
+def test_a_bad_acquisition_names_the_field(bad):
+    with pytest.raises(ValueError, match="acquisition"):
+        jbo.Optimizer(SPACE, acquisition=bad)
+
+
+def test_an_unimportable_acquisition_is_passed_again_on_resume(tmp_path):
+    scale = 2.0
+    path = tmp_path / "run.jsonl"
+    opt = ask_tell(acquisition=lambda mean, var, best: -(mean - scale * jnp.sqrt(var)), budget=5, journal=path)
+    with pytest.raises(ValueError, match="pass it again"):
+        jbo.Optimizer.resume(path)
+    again = jbo.Optimizer.resume(path, acquisition=opt.settings.acquisition.fn)
+    assert again.n_observed == 5
+    with pytest.raises(ValueError, match="acquisition"):
+        jbo.Optimizer.resume(path, acquisition=lower_confidence_bound)
+
+
+# ----------------------------------------------------------------------------- surrogates
+
+
+def test_any_surrogate_is_a_model():
+    exact = jbo.surrogates.exact_gp(kernels.Matern52())
+    model = jbo.models.SurrogateModel(surrogate=exact)
+    # the exact GP as a surrogate of one's own is the GP model (MAP: the same maths and search)
+    assert points(ask_tell(model=model.replace(inference="map"))) == points(ask_tell(model="gp"))
+    with pytest.raises(ValueError, match="surrogate"):
+        jbo.models.SurrogateModel()
+    with pytest.raises(ValueError, match="predict"):
+        jbo.models.SurrogateModel(surrogate=object())
+    with pytest.raises(ValueError, match="hashable"):
+        jbo.models.SurrogateModel(surrogate=exact._replace(name=["unhashable"]))
+
+
+def test_a_surrogate_without_fantasize_refuses_pending_points():
+    exact = jbo.surrogates.exact_gp(kernels.Matern52())
+    opt = ask_tell(model=jbo.models.SurrogateModel(surrogate=exact._replace(fantasize=None), inference="map"), budget=5)
+    opt.ask()
+    with pytest.raises(ValueError, match="pending"):
+        opt.ask()
+
+
+# ----------------------------------------------------------------------------- models
+
+
+@dataclasses.dataclass(frozen=True)
+class Centroid(jbo.models.ModelConfig):
+    """Suggests the mean of the best observations, jittered (a model of one's own for the tests).
+
+    Attributes:
+      keep: how many of the best observations to average.
+      jitter: standard deviation of the jitter.
+    """
+
+    keep: int = 3
+    jitter: float = 0.05
+
+    def init(self, space, dtype, key):
+        return jnp.zeros((), dtype)
+
+    def step(self, space, acquisition, state, inputs, key):
+        data = inputs.data
+        order = jnp.argsort(jnp.where(data.mask, data.y, jnp.inf))[: self.keep]
+        x = jnp.mean(data.x[order], axis=0) + self.jitter * jax.random.normal(key, data.x.shape[-1:], data.x.dtype)
+        return jnp.clip(x, 0.0, 1.0), state + 1, {"steps": state + 1}
+
+
+def test_a_model_class_runs_in_every_driver_and_resumes(tmp_path):
+    path = tmp_path / "run.jsonl"
+    opt = ask_tell(model=Centroid(keep=2), journal=path)  # (the loop's options only: Centroid has no inference)
+    assert opt.last_info["steps"] == 3.0  # its state went through the loop
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["settings"]["model"][records.TYPE] == "test_bring_your_own:Centroid"
+    resumed = jbo.Optimizer.resume(path)
+    assert resumed.settings.model == Centroid(keep=2)
+    assert_same_suggestion(resumed.ask(), opt.ask())
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], model=Centroid(keep=2), **LOOP)
+    np.testing.assert_allclose(many.values[0], [h["value"] for h in ask_tell(model=Centroid(keep=2)).history], rtol=1e-9)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['kernel'\]"):
+        jbo.Optimizer(SPACE, model=Centroid(), kernel="se")
+
+
+def test_the_contract_has_a_default_for_every_hook():
+    @dataclasses.dataclass(frozen=True)
+    class Bare(jbo.models.ModelConfig):
+        size: int = 2
+
+    bare = Bare()
+    assert bare.name == "bare" and bare.default_design() == "sobol" and bare.uses_initial_design
+    assert bare.default_maximize() == MaximizeConfig()
+    assert bare.init(SPACE, jnp.float64, None) == () and bare.prepare((), None, None, True) == (bare, ())
+    assert bare.members == 1 and [o.flag for o in Bare.cli_options()] == ["--size"]
+    with pytest.raises(TypeError, match="has no step"):
+        bare.step(SPACE, None, (), None, None)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['sizes'\]"):
+        bare.replace(sizes=3)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['sizes'\]"):
+        models.create(bare, sizes=3)
+
+
+def test_register_adds_a_name_and_nothing_else():
+    try:
+        models.register("centroid", Centroid, keep=4)
+        assert models.create("centroid") == Centroid(keep=4)
+        assert "centroid" in models.names() and "centroid" not in models.NAMES
+        with pytest.raises(ValueError, match="jbo's"):
+            models.register("gp", Centroid)
+        with pytest.raises(ValueError, match="option"):
+            models.register("centroid2", Centroid, kernel="se")
+    finally:
+        models.SHORTCUTS.pop("centroid", None)
+
+
+def test_a_model_defined_where_it_cannot_be_imported_is_passed_again(tmp_path):
+    @dataclasses.dataclass(frozen=True)
+    class Local(Centroid):
+        pass
+
+    path = tmp_path / "run.jsonl"
+    ask_tell(model=Local(), journal=path, budget=5)
+    with pytest.raises(ValueError, match="pass model"):
+        jbo.Optimizer.resume(path)
+    assert jbo.Optimizer.resume(path, model=Local()).n_observed == 5
+
+
+def test_options_a_config_lacks_are_named_for_names_and_objects():
+    for model in ("gp", jbo.models.GP(), jbo.models.GP):
+        with pytest.raises(ValueError, match=r"unknown option\(s\) \['units'\]"):
+            loop.Settings.create(model, units="objective")
+
+
+def test_records_round_trip_jbo_and_user_pieces():
+    pieces = [kernels.Matern52() * kernels.Periodic() + 2.0 * kernels.Linear(ard=False),
+              acquisition.Pointwise(lower_confidence_bound), Centroid(keep=5), lower_confidence_bound]
+    for piece in pieces:
+        assert records.from_record(json.loads(json.dumps(records.to_record(piece)))) == piece
