@@ -178,7 +178,7 @@ def write_report(rows, repeats=2, args=None, machine=None, section="dngo_scaling
             cells.append("–" if r is None or r.get("train_seconds") is None else
                          f"{r['train_seconds']:.2f} / {r['fit_seconds'] - r['train_seconds']:.2f} / {r['acquisition_seconds']:.2f}")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    lines += ["", "Peers on the 2-core CPU machine (JAX-NOTES.md, not rerun here): pybnn's DNGO (emcee) ~127 s at"
+    lines += ["", "Peers on the 2-core CPU machine (measured in November 2026 with BoTorch 0.18, Optuna 5.0, pybnn; not rerun here): pybnn's DNGO (emcee) ~127 s at"
               " N = 1600; BoTorch SingleTaskGP 28 s; Optuna GPSampler 14 s."]
     _common.update_section(section, "\n".join(lines))
 

@@ -1,6 +1,6 @@
 """Pethick (2018), ensembled DNGO: 1 vs 5 networks and the ensemble's aggregators, simple and cumulative regret.
 
-Pethick's study (``../shared/papers/004_*.txt``, §3.2-3.6, §4.3-4.4, Figs. 3, 4, 6, 9): DNGO with one
+Pethick's study (Pethick 2018, §3.2-3.6, §4.3-4.4, Figs. 3, 4, 6, 9): DNGO with one
 network against an ensemble of five whose members' acquisitions are aggregated by the mean, the median or
 the max (eq. 30), on SinOne embedded into 2, 3 and 4 dimensions, Hartmann6 and Rosenbrock 8-d. Every
 (problem, method) runs its missing seeds in one compiled ``jbo.minimize_many`` call (``--path compiled``,
@@ -234,7 +234,7 @@ def problem_table(problem: str, methods: dict) -> list[str]:
                      f" | {_common.seconds_text(t['per_seed'])} | {_common.compile_text(t)}"
                      f" | {_suggestion_seconds(runs, bench.n_init)} | {_distinct(runs, 'network_steps')} | {note} |")
     figure = _common.display_path(os.path.join(_common.FIGURES, f"ensemble_dngo_{problem}.png"))
-    lines += ["", f"Pethick (2018): {bench.finding}. `paper-tables.md` has no numbers for this problem (the paper"
+    lines += ["", f"Pethick (2018): {bench.finding}. The paper has no table for this problem (it"
               " reports it in figures only), so there is no published value to print beside jbo's.", "",
               f"![{problem}]({figure})", ""]
     return lines

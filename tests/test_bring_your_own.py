@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import functools
 import json
 
 import jax
@@ -16,7 +17,9 @@ from jax.scipy.special import log_ndtr
 import jbo
 from jbo import acquisition, kernels, loop, models, records
 from jbo.benchmarks import get_problem
+from jbo.data import pad_data
 from jbo.optimize import MaximizeConfig
+from jbo.types import Inputs, Pending
 
 PROBLEM = get_problem("branin")
 SPACE = PROBLEM.space()
@@ -34,11 +37,12 @@ def log_improvement_probability(mean, var, best):
 
 
 def ask_tell(budget: int = 7, **options):
-    """A short ask/tell run on Branin; MAP inference unless ``options`` name a model object."""
+    """A short ask/tell run on Branin, padded as ``jbo.minimize`` pads it (the same programs); MAP inference
+    unless ``options`` name a model object."""
     defaults = LOOP if isinstance(options.get("model"), jbo.models.ModelConfig) else FAST
     opt = jbo.Optimizer(SPACE, seed=1, **{**defaults, **options})
     for _ in range(budget):
-        config = opt.ask()
+        config = opt.ask(size=8)
         opt.tell(config, PROBLEM.evaluate(config))
     return opt
 
@@ -70,12 +74,12 @@ def test_a_composed_kernel_runs_in_every_driver_and_resumes(tmp_path):
     assert header["settings"]["model"]["kernel"]["$type"] == "jbo.kernels:Sum"
     resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
     assert resumed.settings.model == MATERN_LINEAR
-    assert_same_suggestion(resumed.ask(), opt.ask())
-    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=6, seeds=[0, 1], model=MATERN_LINEAR, **LOOP)
-    assert np.all(np.isfinite(many.best_values))
+    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
+    result = jbo.minimize(PROBLEM.evaluate, SPACE, budget=7, model=MATERN_LINEAR, seed=1, **LOOP)
+    assert result.values.tolist() == [h["value"] for h in opt.history]
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], model=MATERN_LINEAR, **LOOP)
     # the compiled run is the ask/tell run (values to round-off: the objective runs in JAX there)
-    np.testing.assert_allclose(many.values[0], jbo.minimize(PROBLEM.evaluate, SPACE, budget=6, model=MATERN_LINEAR,
-                                                            seed=0, **LOOP).values, rtol=1e-9)
+    np.testing.assert_allclose(many.values[0], result.values, rtol=1e-9)
 
 
 def test_kernel_objects_in_the_other_gp_type_models():
@@ -103,24 +107,24 @@ def test_an_acquisition_function_runs_in_every_driver_and_resumes(tmp_path):
     assert points(opt) != points(ask_tell(acquisition="ucb", ucb_beta=0.25))
     resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
     assert resumed.settings.acquisition == opt.settings.acquisition
-    assert_same_suggestion(resumed.ask(), opt.ask())
-    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=6, seeds=[1], acquisition=lower_confidence_bound, **FAST)
-    np.testing.assert_allclose(many.values[0], [h["value"] for h in ask_tell(6, acquisition=lower_confidence_bound).history],
+    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], acquisition=lower_confidence_bound, **FAST)
+    np.testing.assert_allclose(many.values[0], [h["value"] for h in ask_tell(acquisition=lower_confidence_bound).history],
                                rtol=1e-9)
-    with cf.ThreadPoolExecutor(2) as pool:
-        parallel = jbo.minimize(PROBLEM.evaluate, SPACE, budget=8, n_workers=2, executor=pool,
-                                acquisition=lower_confidence_bound, **FAST)
-    assert len(parallel.history) == 8 and np.isfinite(parallel.best_value)
 
 
-def test_a_log_acquisition_takes_pending_points_and_constraints():
+def with_a_constraint(config):
+    """Branin, feasible where x1 + x2 <= 12 (a constraint value known at evaluation)."""
+    return PROBLEM.evaluate(config), [config["x1"] + config["x2"] - 12.0]
+
+
+def test_a_log_acquisition_runs_with_pending_points_and_constraints_on_an_executor():
     log_pi = acquisition.Pointwise(log_improvement_probability, log=True)
-    opt = jbo.Optimizer(SPACE, seed=1, acquisition=log_pi, **FAST)
-    for i, config in enumerate(opt.ask(n=4)):  # the design; then a classifier of feasibility and a constraint model
-        opt.tell(config, None if i == 0 else PROBLEM.evaluate(config), feasible=False if i == 0 else None,
-                 constraints=[i - 2.5])
-    batch = opt.ask(n=3)  # the first two are pending when the later ones are chosen
-    assert len({tuple(sorted(c.items())) for c in batch}) == 3 and opt.last_info["phase"] == "model"
+    with cf.ThreadPoolExecutor(2) as pool:  # every model suggestion is made with the other point pending
+        result = jbo.minimize(with_a_constraint, SPACE, budget=7, n_workers=2, executor=pool, acquisition=log_pi,
+                              **FAST)
+    assert len(result.history) == 7 and len({tuple(sorted(h["config"].items())) for h in result.history}) == 7
+    assert all(h["constraints"] for h in result.history) and np.isfinite(result.best_value)
 
 
 def test_a_score_that_is_not_a_log_cannot_be_constrained():
@@ -166,10 +170,13 @@ def test_any_surrogate_is_a_model():
 
 def test_a_surrogate_without_fantasize_refuses_pending_points():
     exact = jbo.surrogates.exact_gp(kernels.Matern52())
-    opt = ask_tell(model=jbo.models.SurrogateModel(surrogate=exact._replace(fantasize=None), inference="map"), budget=5)
-    opt.ask()
-    with pytest.raises(ValueError, match="pending"):
-        opt.ask()
+    model = jbo.models.SurrogateModel(surrogate=exact._replace(fantasize=None), inference="map")
+    data = pad_data(np.random.default_rng(0).random((5, 2)), np.arange(5.0), size=8)
+    inputs = Inputs(data, Pending(data.x[:1], jnp.ones(1, bool)), data.x, jnp.zeros(()), jnp.asarray(True),
+                    jnp.asarray(2.0))
+    step = functools.partial(model.step, SPACE, loop.Settings(model).acquisition_config)
+    with pytest.raises(ValueError, match="cannot condition on pending points"):  # raised while tracing
+        jax.eval_shape(step, model.init(SPACE, jnp.float64, jax.random.key(0)), inputs, jax.random.key(1))
 
 
 # ----------------------------------------------------------------------------- models

@@ -846,6 +846,7 @@ def fitted_weights(name, shared_weights, n=40, seed=0):
     return np.asarray(params["variance"]), np.asarray(post.weight_mean), ~tree._tables(spec.structure).feature_bias
 
 
+@pytest.mark.slow  # four MAP fits of the tree model on 40 points: the longest test of the suite
 def test_shrinkage_drops_a_shared_slope_the_leaves_disagree_on_and_keeps_a_common_one():
     """Two optimisers whose best learning rates differ: the shrinkage prior leaves the linear weight of the
     learning rate near 0 with a small variance (the leaf GPs model the rate), where the paper's prior gives it
