@@ -19,7 +19,7 @@ LAYERS = {
     "models": ["jbo.models"],
     "step": ["jbo.loop"],
     "drivers": ["jbo.optimizer", "jbo.executors", "jbo.many"],
-    "edges": ["jbo.cli", "jbo.plotting", "jbo"],
+    "edges": ["jbo.cli", "jbo.plotting", "jbo.integrations", "jbo"],
 }
 ORDER = list(LAYERS)
 
