@@ -11,10 +11,8 @@ import sys
 import numpy as np
 import pytest
 from hypothesis import given, settings
+import optuna
 from hypothesis import strategies as st
-
-optuna = pytest.importorskip("optuna")
-
 from optuna.distributions import (
     CategoricalDistribution,
     FloatDistribution,

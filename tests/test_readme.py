@@ -82,3 +82,14 @@ def test_bring_your_own_runs_and_a_fresh_process_resumes_its_journals(tmp_path):
     assert '"byo:FourierRegression"' in journals["fourier"] and '"byo:ParzenRatio"' in journals["parzen"]
     resumed = run("-c", resume)
     assert [line.split()[:2] for line in resumed] == [[name, "8"] for name in journals]
+
+
+def test_inside_optuna_example_runs(tmp_path, monkeypatch, capsys):
+    """The Optuna example as written but shorter and with MAP (the slice sampler's programs cost minutes here)."""
+    monkeypatch.chdir(tmp_path)
+    code = python_block("Inside Optuna")
+    assert "JboSampler(seed=0)" in code and "n_trials=30" in code
+    code = code.replace("JboSampler(seed=0)", "JboSampler(seed=0, inference='map')").replace("n_trials=30", "n_trials=9")
+    exec(compile(code, "README.md: Inside Optuna", "exec"), {"__name__": "__readme__"})
+    value, params = capsys.readouterr().out.split(" ", 1)
+    assert float(value) < 5 and "optimizer" in params
