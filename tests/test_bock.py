@@ -618,6 +618,7 @@ def test_chunked_prediction_is_the_same():
     np.testing.assert_allclose(np.asarray(chunked_var), np.asarray(var), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_config_object_and_name_suggest_the_same_point():
     """``model=jbo.models.BOCK(boundary=True)`` and ``model="bock-b"`` are one model (BOCK+B's step runs here)."""
     import jbo
@@ -646,6 +647,7 @@ def test_minimize_many_runs_bock():
     assert not np.array_equal(result.x[0, 3:], result.x[1, 3:])
 
 
+@pytest.mark.slow
 def test_cli_runs_the_matern_baseline(tmp_path, monkeypatch, capsys):
     """``jbo run --model matern`` (any of the four names: the CLI lists jbo.models.NAMES) runs the GP's
     step through this module with BOCK's search (20 000 anchors)."""
@@ -743,6 +745,7 @@ def test_the_loop_hands_models_the_objective_scale():
     np.testing.assert_allclose(np.asarray(data.y)[:3] * float(scale) + 5.0, [3.0, 5.0, 7.0])
 
 
+@pytest.mark.slow
 def test_objective_units_suggestions_on_a_large_scale_objective():
     """BOCK(units="objective") runs end to end on values of order 10⁶ (BOCK's Rosenbrock, where the
     authors' bounds bind): finite suggestions inside the box, and the same ones for the same seed."""

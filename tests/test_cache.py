@@ -71,6 +71,7 @@ def _run(cache_dir=None, script: str = RUN, *args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_a_fresh_process_loads_the_stored_suggestion(tmp_path):
     reference = _run()  # no cache at all: the jitted function
     assert reference["stats"] == {"direct": 3}

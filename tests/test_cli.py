@@ -231,6 +231,7 @@ def test_cpu_devices_after_jax_started_names_the_conflict(capsys):
                "--out", "runs/cpu1") == 0
 
 
+@pytest.mark.slow
 def test_ensemble_run_in_a_fresh_process_splits_the_cpu():
     """``jbo run --model ensemble`` asks JAX for one CPU device per core (at most one per network) before
     JAX starts, and the split run completes with every evaluation journalled."""

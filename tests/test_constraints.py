@@ -94,6 +94,7 @@ def test_known_constraint_values_are_modelled_and_validated(tmp_path):
     np.testing.assert_array_equal(again.state.constraints, opt.state.constraints)
 
 
+@pytest.mark.slow
 def test_an_objective_can_report_constraint_values():
     def objective(config):
         return BRANIN.evaluate(config), [config["x1"] - 4.0]
@@ -105,12 +106,16 @@ def test_an_objective_can_report_constraint_values():
     assert result.best_config["x1"] <= 4.0
 
 
-def test_the_classifier_is_chosen_by_name_and_bad_names_are_refused():
-    """GP-type models take classifier="least_squares" (default) or "laplace"; both steer a crashing
-    run; an unknown name is refused naming the field, and DNGO (its own classifier) has no such option."""
+@pytest.mark.slow
+def test_both_classifiers_run_a_crashing_minimisation():
+    """GP-type models take classifier="least_squares" (default) or "laplace"; both run a crashing run."""
     for kind in ("least_squares", "laplace"):
         result = jbo.minimize(crashing, SPACE, budget=8, seed=0, failures="constraint", classifier=kind, **SMALL)
         assert len(result.history) == 8
+
+
+def test_bad_classifier_names_are_refused():
+    """An unknown classifier is refused naming the field, and DNGO (its own classifier) has no such option."""
     with pytest.raises(ValueError, match="classifier"):
         jbo.Optimizer(SPACE, classifier="probit", **SMALL)
     with pytest.raises(ValueError, match="classifier"):

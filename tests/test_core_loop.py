@@ -454,7 +454,8 @@ def test_resume_with_another_space_or_settings_names_them(space, tmp_path):
     assert len(res.history) == 7
 
 
-@pytest.mark.parametrize("name, model, n_networks", [("gp", "gp", None), ("ensemble", "ensemble", 2)])
+@pytest.mark.parametrize("name, model, n_networks", [("gp", "gp", None),
+                                                      pytest.param("ensemble", "ensemble", 2, marks=pytest.mark.slow)])
 def test_journals_written_before_model_configs_resume(tmp_path, name, model, n_networks):
     """Journals of the flat settings format (written by jbo before models had configs) still resume."""
     import shutil

@@ -299,6 +299,7 @@ def test_curvature_scale_reaches_the_prior():
     assert ratio == pytest.approx(10.0, rel=1e-9)  # the same draws, scaled
 
 
+@pytest.mark.slow
 def test_ensemble_optimizer_end_to_end(tmp_path):
     problem = get_problem("branin")
     journal = tmp_path / "run.jsonl"
@@ -377,6 +378,7 @@ print(json.dumps({"diff": diff, "points": points, "shape": list(jax.tree_util.tr
 """
 
 
+@pytest.mark.slow
 def test_members_split_over_cpu_devices_match_one_device():
     """With two JAX CPU devices, members train split over them (same keys, same networks) and the
     ensemble loop runs end to end (a hang fails the test by its timeout)."""

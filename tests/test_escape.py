@@ -164,7 +164,8 @@ def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     assert np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2)) < EscapeConfig().radius
 
 
-@pytest.mark.parametrize("acquisition", ["thompson", "ucb"])
+@pytest.mark.parametrize("acquisition", [pytest.param("thompson", marks=pytest.mark.slow),
+                                         pytest.param("ucb", marks=pytest.mark.slow)])
 def test_escape_with_other_acquisitions_and_a_batch(acquisition):
     """Escapes compose with pending points (fantasies) and with acquisitions other than EI."""
     opt = stalled_optimizer(seed=1, near=6, escape=True, acquisition=acquisition)

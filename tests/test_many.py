@@ -56,6 +56,7 @@ def test_ask_tell_and_minimize_many_are_one_implementation():
     np.testing.assert_allclose([h["value"] for h in opt.history], result.values[0], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_run_function_vmaps_over_the_ucb_weight():
     run = many.run_function(BRANIN.evaluate, SPACE, 8, acquisition="ucb", **SMALL)
     keys = jax.vmap(jax.random.key)(jnp.zeros(3, jnp.int32))
@@ -76,6 +77,7 @@ def test_other_models_run_compiled(model, options):
     assert np.all((result.x >= 0) & (result.x <= 1))
 
 
+@pytest.mark.slow
 def test_tree_model_runs_compiled_on_a_conditional_problem():
     problem = get_problem("jenatton_small_shared")
     space = problem.search_space
@@ -109,6 +111,7 @@ def test_bad_arguments_name_the_problem():
         jbo.minimize_many(BRANIN.evaluate, SPACE, budget=5, seeds=[0], model="gpp")
 
 
+@pytest.mark.slow
 def test_a_model_config_object_and_its_name_suggest_the_same_point():
     network = {"hidden": [8, 8], "num_steps": 20}
     by_name = jbo.Optimizer(SPACE, model="dngo", seed=2, network=network, inference="map", n_init=4)
@@ -122,6 +125,7 @@ def test_a_model_config_object_and_its_name_suggest_the_same_point():
     assert by_name.last_info["phase"] == "model"
 
 
+@pytest.mark.slow
 def test_seeds_side_by_side_or_one_after_the_other_agree():
     """``batch="vmap"`` (accelerators) and ``batch="map"`` (the CPU default) run the same runs."""
     mapped = jbo.minimize_many(BRANIN.evaluate, SPACE, budget=7, seeds=[3, 4], batch="map", **SMALL)

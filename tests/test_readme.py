@@ -34,6 +34,7 @@ def test_readme_example_runs(heading, tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.strip()  # every example prints its result
 
 
+@pytest.mark.slow
 def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
     """The hand-written loop compiles in its first two iterations (no previous samples, then some),
     then never again: a tracing counter on the acquisition's score sees no trace after them."""
@@ -59,6 +60,7 @@ def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
 BRING_YOUR_OWN = "Bring your own: kernels, acquisitions, surrogates and models"
 
 
+@pytest.mark.slow
 def test_bring_your_own_runs_and_a_fresh_process_resumes_its_journals(tmp_path):
     """(a) a kernel expression, (b) an acquisition, (c) a surrogate and (d) a model of one's own run through
     minimize_many and the Optimizer, and a new process resumes each journal by importing the pieces again."""

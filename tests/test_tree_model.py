@@ -653,7 +653,8 @@ def test_decoder_and_features_match_space():
             assert np.all(space.leaf_index(np.asarray(decoder.encode(jnp.asarray(u[:20]), p))) == p)
 
 
-@pytest.mark.parametrize("mode", ["tree", "tree-paper", pytest.param("independent", marks=pytest.mark.slow),
+@pytest.mark.parametrize("mode", ["tree", pytest.param("tree-paper", marks=pytest.mark.slow),
+                                  pytest.param("independent", marks=pytest.mark.slow),
                                   pytest.param("marginal", marks=pytest.mark.slow)])
 def test_ask_tell_on_a_conditional_space(mode):
     """A few ask/tell steps through jbo.Optimizer: configurations hold their active parameters only,
@@ -803,6 +804,7 @@ def test_paper_model_is_affine_in_a_shared_parameter_the_default_model_is_not():
             assert second > 1e-4
 
 
+@pytest.mark.slow
 def test_default_model_finds_each_optimizers_own_learning_rate():
     """Fitted (MAP) on 40 observations, the default model's posterior mean along the shared learning rate
     has its minimum near each optimiser's own best rate (sgd 0.8, adam 0.4 in the unit cube); the paper's
