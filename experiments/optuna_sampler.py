@@ -184,8 +184,11 @@ def report(results: dict) -> str:
         lines.append(f"Steady overhead at N = {o['n'][0]}..{o['n'][1]} (Hartmann6, slice-sampled GP): a trial through "
                      f"JboSampler {o['steady']['jbo-sampler']:.3f} s, jbo's ask + tell {o['steady']['jbo-ask']:.3f} s: "
                      f"**{o['ratio']:.2f}×**.")
-    lines.append("Each sampler with its defaults and `seed=s` for seeds 0..S-1; jbo-minimize is `jbo.minimize(model=\"gp\")` "
-                 "on the same function. Trial seconds are medians over trials 21 on.")
+    lines.append("Each sampler with its defaults and `seed=s` for seeds 0..S-1 (Optuna 5.0; GPSampler without `greenlet`, "
+                 "so its L-BFGS-B runs sequentially, which costs it time, not quality); jbo-minimize is "
+                 "`jbo.minimize(model=\"gp\")` on the same function. Seconds per trial: medians over trials 21 on, two "
+                 "runs side by side on the two cores. Runs: `quality --problems hartmann6 --seeds 30`, "
+                 "`quality --problems svc-digits --seeds 10`, `overhead --rounds 15`.")
     return "\n".join(lines)
 
 
