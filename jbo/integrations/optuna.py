@@ -138,10 +138,11 @@ class JboSampler(BaseSampler):
         self._intersection = IntersectionSearchSpace(include_pruned=True)
         self._lock = threading.RLock()
         self._optimizer: Optimizer | None = None
-        self._modelled: dict[str, BaseDistribution] | None = None
+        self._modelled: dict[str, BaseDistribution] | None = None  # the intersection space modelled (None: space=)
+        self._parameters: dict[str, _Parameter] = {}  # its distributions as jbo parameters
         self._told: set[int] = set()
         self._constraint_keys: tuple[str, ...] | None = None
-        self._asked: dict[int, dict] = {}  # trial number -> jbo's configuration (an explicit space's trials)
+        self._asked: dict[int, dict] = {}  # trial number -> jbo's configuration, until the trial is told
 
     # -- Optuna's sampler interface ---------------------------------------------------------------------
     def reseed_rng(self) -> None:
