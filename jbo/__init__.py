@@ -41,7 +41,8 @@ from jbo import acquisition, kernels, models, surrogates  # noqa: E402
 from jbo.many import ManyResult, minimize_many  # noqa: E402
 from jbo.optimizer import Optimizer, Result, minimize  # noqa: E402
 from jbo.spaces import Categorical, Integer, Real, Space  # noqa: E402
+from jbo.studies import StudyResult, study  # noqa: E402
 
 __all__ = ["Space", "Real", "Integer", "Categorical", "Optimizer", "minimize", "Result", "minimize_many",
-           "ManyResult", "models", "kernels", "acquisition", "surrogates"]
+           "ManyResult", "study", "StudyResult", "models", "kernels", "acquisition", "surrogates"]
 __version__ = "0.1.0"

@@ -165,9 +165,11 @@ def _takes_three(fn) -> bool:
     return True
 
 
-def as_acquisition(value: Any) -> str | Pointwise:
-    """``value`` as an acquisition: a built-in name (:data:`NAMES`), a :class:`Pointwise`, or a function
-    (wrapped as ``Pointwise(value)``); a ``ValueError`` naming ``acquisition`` otherwise."""
+def as_acquisition(value: Any) -> str | Pointwise | Choice:
+    """``value`` as an acquisition: a built-in name (:data:`NAMES`), a :class:`Pointwise`, a :class:`Choice`,
+    or a function (wrapped as ``Pointwise(value)``); a ``ValueError`` naming ``acquisition`` otherwise."""
+    if isinstance(value, Choice):
+        return value
     if isinstance(value, str):
         if value not in NAMES:
             raise ValueError(f"unknown acquisition {value!r}; valid choices: {list(NAMES)} or a function "
@@ -181,6 +183,63 @@ def as_acquisition(value: Any) -> str | Pointwise:
                      f"got {value!r}")
 
 
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """Several pointwise acquisitions in one compiled program, one of them picked at run time.
+
+    A model's step scores candidates with option ``Inputs.choice`` (an integer array, so runs of one
+    program can differ in it, e.g. the arms of :func:`jbo.study`): :func:`integrated` builds every
+    option's integrated score and ``lax.switch``-es between them. Under ``vmap`` a switch computes every
+    branch; run one after the other (``lax.map``, a host loop) it computes only the chosen one.
+
+    Attributes:
+      options: built-in names (not ``"thompson"``, which is not pointwise) or :class:`Pointwise` values.
+    """
+
+    options: tuple
+
+    def __post_init__(self):
+        options = tuple(as_acquisition(o) for o in (self.options if isinstance(self.options, (tuple, list))
+                                                    else (self.options,)))
+        if not options or any(o == "thompson" or isinstance(o, Choice) for o in options):
+            raise ValueError(f"acquisition: a Choice takes one or more pointwise acquisitions (not thompson), "
+                             f"got {self.options!r}")
+        object.__setattr__(self, "options", options)
+
+    def index(self, function) -> int:
+        """Position of ``function`` (a name or :class:`Pointwise`) among the options."""
+        return self.options.index(as_acquisition(function))
+
+    @property
+    def name(self) -> str:
+        return "|".join(o if isinstance(o, str) else o.name for o in self.options)
+
+
+def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feasibility: Callable | None = None):
+    """The integrated score ``x (m, D) -> (m,)`` of an acquisition, from a model's ``score_of``.
+
+    Args:
+      function: a pointwise built-in name, a :class:`Pointwise` or a :class:`Choice`.
+      score_of: ``(pointwise, log_domain) -> score``: the model's integration over its samples
+        (:func:`integrate`, or an ensemble's).
+      ucb_beta: UCB's weight (may be traced).
+      choice: the option of a :class:`Choice` (an integer array, may be traced); ignored otherwise.
+      log_feasibility: ``x -> log P[feasible]`` added to each (log) score (:func:`constrained`), or ``None``.
+    """
+    def one(f):
+        fn, log_domain = resolve(f, ucb_beta)
+        score = score_of(fn, log_domain)
+        return score if log_feasibility is None else constrained(score, log_feasibility, log_domain)
+
+    if not isinstance(function, Choice):
+        return one(function)
+    scores = [one(f) for f in function.options]
+    if len(scores) == 1:
+        return scores[0]
+    index = jnp.asarray(0 if choice is None else choice, jnp.int32)
+    return lambda x: jax.lax.switch(index, scores, x)
+
+
 def resolve(function: str | Pointwise, ucb_beta=2.0) -> tuple[Callable, bool]:
     """The pointwise function ``(mean, var, best) -> score`` of an acquisition and whether it is a log.
 
@@ -190,6 +249,9 @@ def resolve(function: str | Pointwise, ucb_beta=2.0) -> tuple[Callable, bool]:
     """
     if isinstance(function, Pointwise):
         return function.fn, function.log
+    if isinstance(function, Choice):
+        raise ValueError(f"acquisition {function.name!r} is a Choice: build its score with "
+                         "jbo.acquisition.integrated (the option is picked at run time)")
     if function == "thompson" or function not in ACQUISITIONS:
         raise ValueError(f"acquisition {function!r} is not pointwise; pointwise: {list(ACQUISITIONS)} or a function")
     fn, log_domain = ACQUISITIONS[function]

@@ -222,7 +222,7 @@ class History(NamedTuple):
     constraints: jnp.ndarray | None = None
 
 
-def standardize(history: History, failures: str):
+def standardize(history: History, failures: str, impute=None):
     """Model data from the history: failures handled, targets standardised (traceable).
 
     ``"worst"`` puts the worst successful value at failed rows, ``"ignore"`` masks them out; rows stay
@@ -230,6 +230,11 @@ def standardize(history: History, failures: str):
     and scaled to unit standard deviation over the model's rows (a constant objective keeps the unit
     scale).
 
+    Args:
+      history: the padded observations.
+      failures: the failure policy (static).
+      impute: a bool array overriding it at run time (``True``: ``"worst"``, ``False``: ``"ignore"``), so
+        that runs of one program can differ in it; ``None``: the policy says.
     Returns:
       ``(data, best, num_ok, scale)``: :class:`~jbo.data.Data`, the standardised incumbent, the number of
       successful rows and the scale the targets were divided by (objective units per standardised unit).
@@ -238,7 +243,10 @@ def standardize(history: History, failures: str):
     if history.feasible is not None:  # the objective is modelled on the feasible evaluations (CEI)
         ok = ok & history.feasible
     worst = jnp.max(jnp.where(ok, history.y, -jnp.inf))
-    if failures == "worst":
+    if impute is not None:
+        y = jnp.where(ok | ~impute, history.y, worst)
+        mask = jnp.where(impute, history.mask, ok)
+    elif failures == "worst":
         y, mask = jnp.where(ok, history.y, worst), history.mask
     else:
         y, mask = history.y, ok
@@ -289,7 +297,7 @@ def fallback_point(key, dim: int, dtype):
 
 
 def suggestion(settings: Settings, space: Space, model_state, fitted, history: History, pending: Pending, table,
-               key, ucb_beta):
+               key, ucb_beta, choice=None, impute=None):
     """One model-based suggestion as a pure function of padded arrays (traceable).
 
     Args:
@@ -300,11 +308,13 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       table: ``(A, D)`` Sobol table of the anchors (:func:`jbo.design.sobol_table`).
       key: this suggestion's PRNG key.
       ucb_beta: UCB's weight (an array: it may be traced, e.g. ``vmap``-ped over).
+      choice: the option of a :class:`jbo.acquisition.Choice` acquisition (an integer array), or ``None``.
+      impute: overrides the failure policy at run time (see :func:`standardize`), or ``None``.
     Returns:
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
-    data, best, num_ok, scale = standardize(history, settings.failures)
+    data, best, num_ok, scale = standardize(history, settings.failures, impute)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
@@ -312,7 +322,8 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     num_constraints = 0 if history.constraints is None else history.constraints.shape[-1]
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
-                    constraint_data(history) if num_constraints else None, scale)
+                    constraint_data(history) if num_constraints else None, scale,
+                    None if choice is None else jnp.asarray(choice, jnp.int32))
     acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
     x, new_state, info = settings.model.step(space, acquisition, model_state, inputs, k_model)
     ready = num_ok >= 2

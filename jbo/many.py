@@ -21,6 +21,9 @@ random search). There are no pending points (a run evaluates one point after the
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+import math
 import time
 from typing import Callable, NamedTuple
 
@@ -29,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import checks, loop
-from jbo.data import multiple_of_8
+from jbo.data import bucket_size, multiple_of_8, run_sizes
 from jbo.models.base import ModelConfig
 from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
@@ -83,6 +86,172 @@ def capacity(budget: int) -> int:
     return multiple_of_8(budget)
 
 
+def stage_sizes(budget: int, start: int = 0) -> tuple[int, ...]:
+    """The padded sizes a whole run's suggestions use, in order: those of :func:`jbo.minimize`
+    (:func:`jbo.data.run_sizes`), so that a compiled run computes what the ask/tell loop does.
+
+    Each size is one more copy of the step in the program (compile time); a smaller size for the
+    early suggestions makes them cheaper (a GP's work grows as ``N^3``).
+
+    Args:
+      budget: evaluations per run; start: the first model suggestion's index (the design's size).
+    """
+    size = run_sizes(budget)
+    sizes = []
+    for n in range(start, budget):
+        c = size(n) or bucket_size(n)
+        if not sizes or sizes[-1] != c:
+            sizes.append(c)
+    return tuple(sizes) or (capacity(budget),)
+
+
+class RunValues(NamedTuple):
+    """What runs of one compiled program may differ in besides their key (arrays: a batch of runs is
+    ``vmap``-ped or mapped over them). Everything else in a run's settings is a shape or maths.
+
+    Attributes:
+      choice: index of the run's acquisition in the program's :class:`jbo.acquisition.Choice` (0 for one).
+      ucb_beta: UCB's weight.
+      impute: the failure policy, ``True`` for ``"worst"``, ``False`` for ``"ignore"``.
+      n_init: the initial design's size.
+      centre: the design starts at the centre of the cube.
+    """
+
+    choice: jnp.ndarray
+    ucb_beta: jnp.ndarray
+    impute: jnp.ndarray
+    n_init: jnp.ndarray
+    centre: jnp.ndarray
+
+    @classmethod
+    def of(cls, settings: loop.Settings, dim: int, budget: int, choice: int = 0) -> "RunValues":
+        """The values of a run with ``settings`` (NumPy scalars)."""
+        n_init = min(settings.initial_size(dim), budget) if settings.model.uses_initial_design else 0
+        return cls(np.int32(choice), np.float64(settings.ucb_beta), np.bool_(settings.failures == "worst"),
+                   np.int32(n_init), np.bool_(settings.design == "centre"))
+
+
+class Steps(NamedTuple):
+    """What :func:`whole_run` reports besides the evaluations: per evaluation (``nan`` / ``-1`` at the
+    design's)."""
+
+    info: dict
+    """The model step's diagnostics (``score``: the acquisition value at the suggestion, ``hyperparameters``:
+    their mean over samples, the inference's own entries), each ``(budget, ...)``."""
+
+
+def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, n_init_range: tuple[int, int],
+              stages: tuple[int, ...] | None = None, tick: Callable | None = None):
+    """A whole run as a pure function ``run(key, values) -> (Trace, info)`` (traceable).
+
+    The runs of one such function differ in their key and their :class:`RunValues` only: the
+    acquisition (among ``settings.acquisition``'s :class:`~jbo.acquisition.Choice` options), UCB's
+    weight, the failure policy (``"worst"`` or ``"ignore"``), the design's size (within
+    ``n_init_range``) and whether it starts at the centre.
+
+    The observations sit in buffers of the budget's capacity; suggestion ``i`` sees the first
+    ``stage`` rows, ``stage`` the smallest of ``stages`` holding ``i`` (one ``lax.scan`` per stage).
+
+    Args:
+      fn, space, budget: the objective, its space and the evaluations per run (see :func:`run_function`).
+      settings: the program's settings (``settings.program()``: seed, design size and UCB weight are
+        values, not part of the program).
+      n_init_range: the smallest and the largest design size the runs use (static: the scans start at
+        the smallest; a run with a larger design evaluates design points up to its own size).
+      stages: padded sizes, increasing, the last ``>= budget`` (default :func:`stage_sizes`).
+      tick: a host function ``tick(i)`` called when evaluation ``i`` is done (timing), or ``None``.
+    """
+    dtype = settings.float_dtype
+    n_lo, n_hi = (int(n) for n in n_init_range)
+    size = capacity(budget)
+    stages = tuple(stages or stage_sizes(budget, n_lo))
+    if list(stages) != sorted(set(stages)) or stages[-1] < budget - 1 or stages[0] < 8:
+        raise ValueError(f"stages must be increasing padded sizes ending at >= budget - 1, got {stages}")
+    objective = _objective(fn, space, dtype)
+    design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space, np.float64)
+    anchor_table = np.asarray(loop.anchor_table(settings, space))
+
+    def run(key, values: RunValues):
+        values = RunValues(*(jnp.asarray(v) for v in values))
+        beta = values.ucb_beta.astype(dtype)
+        x = jnp.full((max(size, stages[-1]), space.dim), 0.5, dtype)
+        y = jnp.full((x.shape[0],), jnp.nan, dtype)
+        rows = jnp.arange(x.shape[0])
+        if n_hi:
+            design_key = jax.random.fold_in(key, loop.DESIGN_STREAM)
+            table = jnp.asarray(design_table, dtype)
+            points = loop._design(design_key, space, n_hi, table, False).astype(dtype)
+            if settings.model.uses_initial_design:
+                centred = loop._design(design_key, space, n_hi, table, True).astype(dtype)
+                points = jnp.where(values.centre, centred, points)
+            used = jnp.arange(n_hi) < values.n_init
+            x = x.at[:n_hi].set(jnp.where(used[:, None], points, 0.5))
+            y = y.at[:n_hi].set(jnp.where(used, jax.vmap(objective)(points), jnp.nan))
+        history = loop.History(x, y, rows < values.n_init)
+        state = settings.model.init(space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
+        pending = Pending.empty(space.dim, dtype)
+        table = jnp.asarray(anchor_table, dtype)
+
+        def suggest(history, state, fitted, i, stage):
+            view = loop.History(history.x[:stage], history.y[:stage], history.mask[:stage])
+            return loop.suggestion(settings, space, state, fitted, view, pending, table, loop.suggestion_key(key, i),
+                                   beta, values.choice, values.impute)
+
+        blank = None
+        if n_hi > n_lo:  # the design branch of the scan needs the diagnostics' shapes (one more trace)
+            blank = jax.tree_util.tree_map(_blank, jax.eval_shape(
+                lambda h, s: suggest(h, s, jnp.asarray(False), 0, stages[0])[3], history, state))
+
+        def body(stage):
+            def step(carry, i):
+                history, state, fitted = carry
+
+                def model(_):
+                    x, new_state, new_fitted, info = suggest(history, state, fitted, i, stage)
+                    return x.astype(dtype), new_state, new_fitted, info
+
+                def design(_):
+                    return history.x[i], state, fitted, blank
+
+                if n_hi > n_lo:  # a run whose design is larger than the program's smallest evaluates it first
+                    x, state, fitted, info = jax.lax.cond(i < values.n_init, design, model, None)
+                else:
+                    x, state, fitted, info = model(None)
+                value = objective(x)
+                if tick is not None:
+                    jax.debug.callback(tick, i, value)
+                history = loop.History(history.x.at[i].set(x), history.y.at[i].set(value), history.mask.at[i].set(True))
+                return (history, state, fitted), info
+            return step
+
+        carry = (history, state, jnp.asarray(False))
+        infos, start = [], n_lo
+        for stage in stages:
+            stop = min(budget, stage + 1)  # suggestion i sees i observations: a stage of C rows serves i <= C
+            if stop > start:
+                carry, info = jax.lax.scan(body(stage), carry, jnp.arange(start, stop))
+                infos.append(info)
+                start = stop
+        history = carry[0]
+        if infos:
+            head = jax.tree_util.tree_map(lambda a: jnp.broadcast_to(_blank(a[0]), (n_lo,) + a.shape[1:]), infos[0])
+            info = jax.tree_util.tree_map(lambda *parts: jnp.concatenate(parts), head, *infos)
+        else:
+            info = {}
+        return Trace(history.x[:budget], history.y[:budget]), info
+
+    return run
+
+
+def _blank(shape):
+    """The value of a diagnostic (shaped as ``shape``) at a step that made no model suggestion."""
+    if jnp.issubdtype(shape.dtype, jnp.floating):
+        return jnp.full(shape.shape, jnp.nan, shape.dtype)
+    if jnp.issubdtype(shape.dtype, jnp.bool_):
+        return jnp.zeros(shape.shape, shape.dtype)
+    return jnp.full(shape.shape, -1, shape.dtype)
+
+
 def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConfig = "gp", **options):
     """A whole run as a pure function ``run(key, ucb_beta=None) -> Trace`` (traceable).
 
@@ -95,46 +264,20 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
       model, **options: as for :class:`jbo.Optimizer` (``seed`` is not an option here: the key is).
     Returns:
       ``run(key, ucb_beta=None)``: ``key`` is the run's seed key (``jax.random.key(seed)`` gives the
-      run ``jbo.minimize(..., seed=seed)`` would make on the same data); ``ucb_beta`` overrides the
-      setting and may be traced (``vmap`` over it).
+      run ``jbo.minimize(..., seed=seed)`` makes); ``ucb_beta`` overrides the setting and may be traced
+      (``vmap`` over it).
     """
     if "seed" in options:
         raise ValueError("seed is not an option of run_function: pass the key (jax.random.key(seed)) to run")
     budget = checks.integer("budget", budget, 1, integral_floats=True)
     settings = loop.Settings.create(model, **options)
     _enable_dtype(settings.dtype)
-    program, budget, dtype = settings.program(), int(budget), settings.float_dtype
-    size = capacity(budget)
-    n_init = min(settings.initial_size(space.dim), budget) if settings.model.uses_initial_design else 0
-    objective = _objective(fn, space, dtype)
-    design_table = loop.design_table(settings, space, np.float64)
-    anchor_table = np.asarray(loop.anchor_table(settings, space))
+    values = RunValues.of(settings, space.dim, budget)
+    whole = whole_run(fn, space, budget, settings.program(), (int(values.n_init),) * 2)
 
     def run(key, ucb_beta=None):
-        ucb_beta = jnp.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, dtype)
-        x = jnp.full((size, space.dim), 0.5, dtype)
-        y = jnp.full((size,), jnp.nan, dtype)
-        if n_init:
-            points = loop._design(jax.random.fold_in(key, loop.DESIGN_STREAM), space, n_init,
-                                  jnp.asarray(design_table, dtype), settings.design == "centre").astype(dtype)
-            x, y = x.at[:n_init].set(points), y.at[:n_init].set(jax.vmap(objective)(points))
-        history = loop.History(x, y, jnp.arange(size) < n_init)
-        state = settings.model.init(space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
-        pending = Pending.empty(space.dim, dtype)
-        table = jnp.asarray(anchor_table, dtype)
-
-        def body(carry, i):
-            history, state, fitted = carry
-            x, state, fitted, _ = loop.suggestion(program, space, state, fitted, history, pending, table,
-                                                  loop.suggestion_key(key, i), ucb_beta)
-            x = x.astype(dtype)
-            history = loop.History(history.x.at[i].set(x), history.y.at[i].set(objective(x)),
-                                   history.mask.at[i].set(True))
-            return (history, state, fitted), None
-
-        carry = (history, state, jnp.asarray(False))
-        (history, _, _), _ = jax.lax.scan(body, carry, jnp.arange(n_init, budget))
-        return Trace(history.x[:budget], history.y[:budget])
+        beta = values.ucb_beta if ucb_beta is None else ucb_beta
+        return whole(key, values._replace(ucb_beta=beta))[0]
 
     return run
 
@@ -142,9 +285,136 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
 BATCHING = ("vmap", "map")
 
 
+def default_batch() -> str:
+    """``"vmap"`` on a GPU/TPU; ``"map"`` (one run after the other) on a CPU, where batched runs wait for
+    each other's loops (a batched sampler or L-BFGS runs until its slowest seed is done) and gain no
+    parallelism (BENCHMARKS.md, design choices)."""
+    return "map" if jax.default_backend() == "cpu" else "vmap"
+
+
+def check_seeds(seeds) -> np.ndarray:
+    seeds = np.asarray(list(seeds) if not isinstance(seeds, np.ndarray) else seeds)
+    if seeds.ndim != 1 or len(seeds) == 0 or not np.issubdtype(seeds.dtype, np.integer):
+        raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+    return seeds
+
+
+def runs_bucket(n: int) -> int:
+    """Batch size a ``vmap``-ped program is compiled for: ``n`` rounded up to a power of two, so that
+    another number of runs reuses it."""
+    return 1 << max(0, math.ceil(math.log2(n)))
+
+
+class Program:
+    """One compiled whole-run program and the runs it makes: :meth:`run` takes any number of
+    ``(seed, RunValues)`` runs without compiling again.
+
+    ``"map"``: a program of one run, called once per run (a host loop: no padding, per-run times, and a
+    new number of runs costs nothing). ``"vmap"``: a program of :func:`runs_bucket` runs side by side.
+    """
+
+    def __init__(self, fn, space, budget, settings, n_init_range, stages=None, batch=None):
+        self.batch = batch or default_batch()
+        if self.batch not in BATCHING:
+            raise ValueError(f"unknown batch {self.batch!r}; valid choices: {list(BATCHING)}")
+        self.settings, self.budget, self.space = settings, budget, space
+        self._ticks: list = []
+        tick = self._ticks.append if self.batch == "map" else None
+        self._run = whole_run(fn, space, budget, settings, n_init_range, stages,
+                              (lambda i, value: tick(time.perf_counter())) if tick else None)
+        self._compiled: dict = {}
+        self.compile_seconds = 0.0
+
+    def _program(self, num: int):
+        width = None if self.batch == "map" else runs_bucket(num)
+        if width not in self._compiled:
+            start = time.perf_counter()
+            dtype = self.settings.float_dtype
+            if width is None:
+                fn, keys = jax.jit(self._run), jax.random.key(0)
+                values = RunValues(*(jnp.asarray(v) for v in RunValues.of(self.settings, self.space.dim, 1)))
+            else:
+                fn, keys = jax.jit(jax.vmap(self._run)), jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32))
+                values = RunValues(*(jnp.zeros(width, jnp.asarray(v).dtype)
+                                     for v in RunValues.of(self.settings, self.space.dim, 1)))
+            values = values._replace(ucb_beta=values.ucb_beta.astype(dtype))
+            with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
+                self._compiled[width] = fn.lower(keys, values).compile()
+            self.compile_seconds += time.perf_counter() - start
+        return self._compiled[width], width
+
+    def run(self, seeds, values: list) -> tuple[Trace, dict, np.ndarray]:
+        """Runs ``i`` with seed ``seeds[i]`` and ``values[i]`` (:class:`RunValues`).
+
+        Returns:
+          ``(trace, info, seconds)``: NumPy arrays with a leading run axis; ``seconds`` ``(runs, budget)``
+          the time of each evaluation (model step and objective) where the batch is ``"map"``, else the
+          batch's time spread evenly.
+        """
+        program, width = self._program(len(seeds))
+        dtype = self.settings.float_dtype
+        stacked = RunValues(*(np.stack(column) for column in zip(*values)))
+        stacked = stacked._replace(ucb_beta=stacked.ucb_beta.astype(dtype))
+        seconds = np.zeros((len(seeds), self.budget))
+        if width is None:
+            outs = []
+            for r, seed in enumerate(seeds):
+                self._ticks.clear()
+                start = time.perf_counter()
+                out = jax.block_until_ready(program(jax.random.key(int(seed)), RunValues(*(v[r] for v in stacked))))
+                ends = np.asarray(self._ticks[-(self.budget):])
+                seconds[r] = _step_seconds(start, ends, self.budget, time.perf_counter())
+                outs.append(jax.tree_util.tree_map(np.asarray, out))
+            trace, info = jax.tree_util.tree_map(lambda *leaves: np.stack(leaves), *outs)
+            return trace, info, seconds
+        pad = width - len(seeds)
+        keys = jax.vmap(jax.random.key)(jnp.asarray(np.concatenate([seeds, np.repeat(seeds[-1:], pad)])))
+        padded = RunValues(*(jnp.asarray(np.concatenate([v, np.repeat(v[-1:], pad)])) for v in stacked))
+        start = time.perf_counter()
+        out = jax.block_until_ready(program(keys, padded))
+        seconds[:] = (time.perf_counter() - start) / self.budget
+        trace, info = jax.tree_util.tree_map(lambda a: np.asarray(a)[:len(seeds)], out)
+        return trace, info, seconds
+
+
+def _step_seconds(start: float, ends: np.ndarray, budget: int, stop: float) -> np.ndarray:
+    """Seconds of each evaluation of one run from the times its model steps ended; the design's share
+    of the time before the first model step is spread over the design's evaluations."""
+    seconds = np.zeros(budget)
+    n = len(ends)
+    if n == 0:
+        seconds[:] = (stop - start) / budget
+        return seconds
+    first = budget - n
+    seconds[first:] = np.diff(np.concatenate([[start], ends]))
+    if first:  # the design's evaluations and the program's start lie before the first model step
+        seconds[:first] = seconds[first] / (first + 1)
+        seconds[first] /= first + 1
+    return seconds
+
+
+_PROGRAMS: collections.OrderedDict = collections.OrderedDict()
+PROGRAMS_KEPT = 8  # compiled programs hold memory (and memory maps): keep the most recently used
+
+
+def program_for(fn, space, budget, settings, n_init_range, stages=None, batch=None) -> Program:
+    """The :class:`Program` of these arguments, compiled at most once per process (a new number of runs or
+    other :class:`RunValues` reuse it)."""
+    key = (fn, space, int(budget), settings, tuple(n_init_range), None if stages is None else tuple(stages),
+           batch or default_batch())
+    if key not in _PROGRAMS:
+        _PROGRAMS[key] = Program(fn, space, int(budget), settings, n_init_range, stages, batch)
+        while len(_PROGRAMS) > PROGRAMS_KEPT:
+            _PROGRAMS.popitem(last=False)
+    _PROGRAMS.move_to_end(key)
+    return _PROGRAMS[key]
+
+
 def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | ModelConfig = "gp",
                   ucb_beta=None, batch: str | None = None, **options) -> ManyResult:
-    """Minimise a JAX objective with one run per seed, all runs in one compiled program.
+    """Minimise a JAX objective with one run per seed, all runs by one compiled program.
+
+    This is :func:`jbo.study` with one arm.
 
     Args:
       fn: the objective (see :func:`run_function`); the benchmarks of :mod:`jbo.benchmarks` are such
@@ -154,36 +424,35 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
       seeds: the runs' seeds (each run is what ``jbo.minimize(..., seed=seed)`` computes).
       model, **options: as for :class:`jbo.Optimizer`.
       ucb_beta: one UCB weight per seed (``(S,)``), a scalar, or ``None`` (the setting's).
-      batch: how the program runs the seeds: ``"vmap"`` (side by side: one batched run, what an
-        accelerator is for) or ``"map"`` (one after the other inside the program, ``lax.map``).
-        Default: ``"vmap"`` on a GPU/TPU, ``"map"`` on a CPU, where batched runs wait for each
-        other's loops (a batched sampler or L-BFGS runs until its slowest seed is done) and gain
-        no parallelism (BENCHMARKS.md, design choices).
+      batch: how the runs are made: ``"vmap"`` (side by side: one batched program, what an accelerator
+        is for) or ``"map"`` (a program of one run, called for each seed). Default: :func:`default_batch`.
     Returns:
       :class:`ManyResult`.
     """
-    batch = batch or ("map" if jax.default_backend() == "cpu" else "vmap")
+    batch = batch or default_batch()
     if batch not in BATCHING:
         raise ValueError(f"unknown batch {batch!r}; valid choices: {list(BATCHING)}")
-    seeds = np.asarray(list(seeds) if not isinstance(seeds, np.ndarray) else seeds)
-    if seeds.ndim != 1 or len(seeds) == 0 or not np.issubdtype(seeds.dtype, np.integer):
-        raise ValueError(f"seeds must be a non-empty sequence of integers, got {seeds!r}")
+    seeds = check_seeds(seeds)
+    if "seed" in options:
+        raise ValueError("seed is not an option of minimize_many: pass seeds")
+    budget = checks.integer("budget", budget, 1, integral_floats=True)
     start = time.perf_counter()
-    run = run_function(fn, space, budget, model, **options)
     settings = loop.Settings.create(model, **options)
+    _enable_dtype(settings.dtype)
+    base = RunValues.of(settings, space.dim, budget)
     beta = np.broadcast_to(np.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, np.float64), seeds.shape)
-    keys = jax.vmap(jax.random.key)(jnp.asarray(seeds))
-    program = jax.jit(jax.vmap(run) if batch == "vmap" else lambda k, b: jax.lax.map(lambda a: run(*a), (k, b)))
-    with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
-        compiled = program.lower(keys, jnp.asarray(beta, settings.float_dtype)).compile()
-    compile_seconds = time.perf_counter() - start
-    trace = jax.block_until_ready(compiled(keys, jnp.asarray(beta, settings.float_dtype)))
+    program = program_for(fn, space, budget, settings.program(), (int(base.n_init),) * 2, None, batch)
+    compiled_before = program.compile_seconds
+    trace, _, _ = program.run(seeds, [base._replace(ucb_beta=np.float64(b)) for b in beta])
+    return many_result(space, seeds, trace, time.perf_counter() - start, program.compile_seconds - compiled_before)
+
+
+def many_result(space: Space, seeds, trace: Trace, seconds: float, compile_seconds: float) -> ManyResult:
     x, values = np.asarray(trace.x, np.float64), np.asarray(trace.y, np.float64)
     best_so_far = np.minimum.accumulate(np.where(np.isnan(values), np.inf, values), axis=1)
-    best_values = best_so_far[:, -1]
     best_configs = []
     for row, vals in zip(x, values):
         ok = np.flatnonzero(np.isfinite(vals))
         best_configs.append(space.decode(row[ok[np.argmin(vals[ok])]]) if len(ok) else None)
-    return ManyResult(seeds, values, best_values, best_so_far, best_configs, x, time.perf_counter() - start,
+    return ManyResult(np.asarray(seeds), values, best_so_far[:, -1], best_so_far, best_configs, x, seconds,
                       compile_seconds)

@@ -172,6 +172,8 @@ class Inputs(NamedTuple):
       scale: objective units per standardised unit (the standard deviation the targets were divided
         by), for models whose priors are stated in the objective's units; ``None`` where a caller has
         no objective scale.
+      choice: with a :class:`jbo.acquisition.Choice` acquisition, the index of the option to maximise
+        (an integer array, so runs of one compiled program can differ in it); ``None``: the first.
     """
 
     data: Data
@@ -183,6 +185,7 @@ class Inputs(NamedTuple):
     labels: Data | None = None
     constraints: Constraints | None = None
     scale: jnp.ndarray | None = None
+    choice: jnp.ndarray | None = None
 
 
 class Names(Mapping):

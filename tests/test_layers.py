@@ -19,7 +19,7 @@ LAYERS = {
     "models": ["jbo.models"],
     "step": ["jbo.loop"],
     "drivers": ["jbo.optimizer", "jbo.executors", "jbo.many"],
-    "edges": ["jbo.cli", "jbo.plotting", "jbo.integrations", "jbo"],
+    "edges": ["jbo.cli", "jbo.plotting", "jbo.integrations", "jbo.studies", "jbo"],
 }
 ORDER = list(LAYERS)
 

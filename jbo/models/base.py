@@ -66,8 +66,10 @@ class ModelConfig:
       on every evaluated row): discount the acquisition by a model of feasibility, or raise;
     * constraint values known at evaluation (``acquisition.num_constraints > 0``, ``inputs.constraints``):
       discount by ``P[c_k <= 0]``, or raise;
-    * ``acquisition.function``: a built-in name or a :class:`jbo.acquisition.Pointwise`; resolve it with
-      :func:`jbo.acquisition.resolve` (which raises for what a model does not support).
+    * ``acquisition.function``: a built-in name, a :class:`jbo.acquisition.Pointwise`, or a
+      :class:`jbo.acquisition.Choice` of them picked at run time by ``inputs.choice``; build the score with
+      :func:`jbo.acquisition.integrated` (all three) or resolve a single one with :func:`jbo.acquisition.resolve`
+      (both raise for what a model does not support).
 
     Attributes (class-level):
       kind: the model's short name (:attr:`name`); the class's own name, lower-cased, by default.

@@ -37,7 +37,7 @@ from jbo import checks, inference
 from jbo.devices import num_devices, over_devices
 from jbo.models import classifier
 from jbo.models.base import CliOption, check_bool, check_choice, internal
-from jbo.models.sampled import SampledConfig, search
+from jbo.models.sampled import SampledConfig, hyperparameter_means, search
 from jbo.optimize import MaximizeConfig
 from jbo.surrogates import blr
 from jbo.types import Acquisition, Inputs, Start
@@ -381,7 +381,8 @@ def propose(key, weights, params, stats, inputs: Inputs, acquisition: Acquisitio
         return ensemble_score(config, surrogate, weights, stats, posteriors, pointwise, log_domain, inputs.best,
                               aggregator)
 
-    return search(key, acquisition, inputs.ucb_beta, inputs.anchors, score, thompson, log_feasibility)
+    return search(key, acquisition, inputs.ucb_beta, inputs.anchors, score, thompson, log_feasibility,
+                  choice=inputs.choice)
 
 
 # ----------------------------------------------------------------------------- the model
@@ -606,5 +607,6 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
     x, score = propose(k_acq, weights, samples.params, stats, inputs, acquisition, config=net, surrogate=surrogate,
                        aggregator=config.aggregator, log_feasibility=log_feasibility)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
+    info.update(hyperparameter_means(jax.tree_util.tree_map(lambda a: a.reshape((-1,) + a.shape[2:]), samples.params)))
     return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
 

@@ -177,11 +177,19 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
     def score(fn, log_domain):
         return acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
 
-    return search(key, acquisition, inputs.ucb_beta, anchors, score, thompson, log_feasibility, exclusion)
+    return search(key, acquisition, inputs.ucb_beta, anchors, score, thompson, log_feasibility, exclusion,
+                  inputs.choice)
+
+
+def hyperparameter_means(params) -> dict:
+    """``{"hyperparameters.<path>": mean over samples}`` of stacked hyperparameter samples (diagnostics)."""
+    leaves = jax.tree_util.tree_leaves_with_path(params)
+    return {"hyperparameters." + ".".join(str(getattr(k, "key", getattr(k, "idx", k))) for k in path): jnp.mean(leaf, 0)
+            for path, leaf in leaves}
 
 
 def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson, log_feasibility=None,
-           exclusion=None):
+           exclusion=None, choice=None):
     """What every proposal ends with: Thompson sampling on the anchors, or the acquisition's score
     maximised from them (:func:`jbo.optimize.maximize`), discounted by the probability of feasibility.
 
@@ -194,6 +202,7 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
       thompson: ``key -> index`` into ``anchors`` of a Thompson draw's minimiser.
       log_feasibility: ``x -> log P[feasible]``, added to a log score (constrained EI), or ``None``.
       exclusion: region where the score is ``-inf`` (:func:`jbo.escape.exclude`), or ``None``.
+      choice: which option of a :class:`jbo.acquisition.Choice` (``Inputs.choice``).
     Returns:
       ``(x (D,), score)``.
     """
@@ -201,10 +210,7 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
         if log_feasibility is not None:
             raise ValueError(acq.CONSTRAINED_NEEDS_LOG)
         return anchors[thompson(key)], jnp.zeros((), anchors.dtype)
-    fn, log_domain = acq.resolve(acquisition.function, ucb_beta)
-    score = score_of(fn, log_domain)
-    if log_feasibility is not None:
-        score = acq.constrained(score, log_feasibility, log_domain)
+    score = acq.integrated(acquisition.function, score_of, ucb_beta, choice, log_feasibility)
     if exclusion is not None:
         score = escape.exclude(score, *exclusion)
     config = acquisition.maximize
@@ -248,4 +254,5 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
         plan["log_feasibility"] = lambda x: sum(term(x) for term in terms)
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
+    info.update(hyperparameter_means(samples.params))
     return x, SampledState(samples.z[-1], state.restarts, samples.params), info

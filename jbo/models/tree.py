@@ -819,14 +819,17 @@ def path_expected_improvement(spec: TreeSpec, post: TreePosterior, x, leaf, best
     return acq.log_expected_improvement(mean, var, best) if log else acq.expected_improvement(mean, var, best)
 
 
-def _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta: float):
-    pointwise, log_domain = acq.resolve(acquisition, ucb_beta)
-    return acq.integrate(lambda post, x: predict_leaf(spec, post, x, leaf), posteriors, pointwise, log_domain, best)
+def _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta: float, choice=None):
+    def score_of(pointwise, log_domain):
+        return acq.integrate(lambda post, x: predict_leaf(spec, post, x, leaf), posteriors, pointwise, log_domain,
+                             best)
+
+    return acq.integrated(acquisition, score_of, ucb_beta, choice)
 
 
 def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
             strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
-            config: MaximizeConfig = MaximizeConfig()):
+            config: MaximizeConfig = MaximizeConfig(), choice=None):
     r"""One proposal of the tree model or its baselines (traceable; static shapes).
 
     Strategies (each searches one or all leaves; Jenatton's Table 1 compares their costs):
@@ -861,6 +864,7 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
       data: per-leaf blocks; pending_x, pending_mask: padded pending points (fantasies) or ``None``.
       anchors: ``(A, D)`` candidates; best: incumbent (standardised).
       strategy, acquisition, ucb_beta, config: see above and :class:`jbo.optimize.MaximizeConfig`.
+      choice: the option of a :class:`jbo.acquisition.Choice` acquisition (``Inputs.choice``).
     Returns:
       ``(x (D,), score, leaf)``: ``x`` carries leaf ``leaf``'s decisions in its decision columns.
     """
@@ -872,7 +876,7 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
                                learning_rate=config.learning_rate)
 
     def leaf_search(leaf, extra):
-        score = _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta)
+        score = _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta, choice)
         return search(score, jnp.concatenate([anchors, extra]))
 
     if strategy == "all_leaves":
@@ -885,7 +889,7 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
         strategy = "hybrid" if _tables(spec.structure).leaf_shared.any() else "two_step"
 
     def screen(leaf):
-        return jnp.max(_leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta)(anchors))
+        return jnp.max(_leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta, choice)(anchors))
 
     def path_search(leaf):
         values = lambda x: acq.log_mean_exp(jax.vmap(lambda post: path_expected_improvement(spec, post, x, leaf, best))(
@@ -900,8 +904,11 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
     if strategy == "hybrid":
         # Both leaf scores are integrated log expected improvements of the same incumbent. With another
         # acquisition (pi, ucb) the screen's values are not EIs: the leaf is then chosen by eq. (6) alone.
-        if acquisition in ("ei", "logei"):  # names: a Pointwise of the user's is never an EI here
-            path_scores = jnp.maximum(path_scores, jax.lax.map(screen, leaves))
+        options = acquisition.options if isinstance(acquisition, acq.Choice) else (acquisition,)
+        is_ei = [option in ("ei", "logei") for option in options]  # names: a Pointwise of the user's is never an EI here
+        if any(is_ei):
+            screened = jnp.maximum(path_scores, jax.lax.map(screen, leaves))
+            path_scores = screened if all(is_ei) else jnp.where(jnp.asarray(is_ei)[0 if choice is None else choice], screened, path_scores)
     leaf = jnp.argmax(path_scores)
     x, score = leaf_search(leaf, path_x[leaf][None])
     return decoder.encode(x, leaf), score, leaf
@@ -1057,9 +1064,9 @@ class Tree(SampledConfig):
         pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
         x, score, leaf = propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
                                   inputs.best, strategy=self.search, acquisition=acquisition.function,
-                                  ucb_beta=inputs.ucb_beta, config=acquisition.maximize)
-        return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(samples.info, score=score,
-                                                                                   leaf=leaf)
+                                  ucb_beta=inputs.ucb_beta, config=acquisition.maximize, choice=inputs.choice)
+        return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(
+            samples.info, score=score, leaf=leaf, **sampled.hyperparameter_means(samples.params))
 
     def parts(self, space):
         """``(spec, decoder, surrogate)`` of this model on ``space`` (:func:`model_for`)."""
