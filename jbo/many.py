@@ -22,8 +22,10 @@ random search). There are no pending points (a run evaluates one point after the
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import dataclasses
 import math
+import os
 import time
 from typing import Callable, NamedTuple
 
@@ -159,7 +161,8 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
       n_init_range: the smallest and the largest design size the runs use (static: the scans start at
         the smallest; a run with a larger design evaluates design points up to its own size).
       stages: padded sizes, increasing, the last ``>= budget`` (default :func:`stage_sizes`).
-      tick: a host function ``tick(i)`` called when evaluation ``i`` is done (timing), or ``None``.
+      tick: a host function ``tick(tag, i, value)`` called when evaluation ``i`` of the run tagged ``tag`` is
+        done (timing), or ``None``.
     """
     dtype = settings.float_dtype
     n_lo, n_hi = (int(n) for n in n_init_range)
@@ -171,7 +174,7 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
     design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space, np.float64)
     anchor_table = np.asarray(loop.anchor_table(settings, space))
 
-    def run(key, values: RunValues):
+    def run(key, values: RunValues, tag=0):
         values = RunValues(*(jnp.asarray(v) for v in values))
         beta = values.ucb_beta.astype(dtype)
         x = jnp.full((max(size, stages[-1]), space.dim), 0.5, dtype)
@@ -219,7 +222,7 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
                     x, state, fitted, info = model(None)
                 value = objective(x)
                 if tick is not None:
-                    jax.debug.callback(tick, i, value)
+                    jax.debug.callback(tick, tag, i, value)
                 history = loop.History(history.x.at[i].set(x), history.y.at[i].set(value), history.mask.at[i].set(True))
                 return (history, state, fitted), info
             return step
@@ -309,8 +312,9 @@ class Program:
     """One compiled whole-run program and the runs it makes: :meth:`run` takes any number of
     ``(seed, RunValues)`` runs without compiling again.
 
-    ``"map"``: a program of one run, called once per run (a host loop: no padding, per-run times, and a
-    new number of runs costs nothing). ``"vmap"``: a program of :func:`runs_bucket` runs side by side.
+    ``"map"``: a program of one run, called once per run from ``workers`` host threads (JAX releases the
+    GIL while a program runs: on a CPU each run keeps one core busy); no padding, per-evaluation times, and
+    a new number of runs costs nothing. ``"vmap"``: a program of :func:`runs_bucket` runs side by side.
     """
 
     def __init__(self, fn, space, budget, settings, n_init_range, stages=None, batch=None):
@@ -318,34 +322,43 @@ class Program:
         if self.batch not in BATCHING:
             raise ValueError(f"unknown batch {self.batch!r}; valid choices: {list(BATCHING)}")
         self.settings, self.budget, self.space = settings, budget, space
-        self._ticks: list = []
-        tick = self._ticks.append if self.batch == "map" else None
-        self._run = whole_run(fn, space, budget, settings, n_init_range, stages,
-                              (lambda i, value: tick(time.perf_counter())) if tick else None)
+        self._ticks: dict = collections.defaultdict(list)
+        tick = self._tick if self.batch == "map" else None
+        self._run = whole_run(fn, space, budget, settings, n_init_range, stages, tick)
         self._compiled: dict = {}
-        self.compile_seconds = 0.0
+        self.compile_seconds = 0.0  # tracing, lowering and XLA's compilation
+        self.trace_seconds = 0.0  # of which tracing and lowering to StableHLO
+
+    def _tick(self, tag, i, value):
+        self._ticks[int(tag)].append(time.perf_counter())
 
     def _program(self, num: int):
         width = None if self.batch == "map" else runs_bucket(num)
         if width not in self._compiled:
             start = time.perf_counter()
             dtype = self.settings.float_dtype
+            example = RunValues.of(self.settings, self.space.dim, 1)
+            example = example._replace(ucb_beta=np.asarray(example.ucb_beta, dtype))
             if width is None:
-                fn, keys = jax.jit(self._run), jax.random.key(0)
-                values = RunValues(*(jnp.asarray(v) for v in RunValues.of(self.settings, self.space.dim, 1)))
+                fn = jax.jit(self._run)
+                args = (jax.random.key(0), RunValues(*map(jnp.asarray, example)), jnp.int32(0))
             else:
-                fn, keys = jax.jit(jax.vmap(self._run)), jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32))
-                values = RunValues(*(jnp.zeros(width, jnp.asarray(v).dtype)
-                                     for v in RunValues.of(self.settings, self.space.dim, 1)))
-            values = values._replace(ucb_beta=values.ucb_beta.astype(dtype))
+                fn = jax.jit(jax.vmap(lambda key, values: self._run(key, values)))
+                args = (jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32)),
+                        RunValues(*(jnp.zeros(width, np.asarray(v).dtype) for v in example)))
             with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
-                self._compiled[width] = fn.lower(keys, values).compile()
+                lowered = fn.lower(*args)
+                self.trace_seconds += time.perf_counter() - start
+                self._compiled[width] = lowered.compile()
             self.compile_seconds += time.perf_counter() - start
         return self._compiled[width], width
 
-    def run(self, seeds, values: list) -> tuple[Trace, dict, np.ndarray]:
+    def run(self, seeds, values: list, workers: int | None = None) -> tuple[Trace, dict, np.ndarray]:
         """Runs ``i`` with seed ``seeds[i]`` and ``values[i]`` (:class:`RunValues`).
 
+        Args:
+          seeds, values: the runs.
+          workers: host threads making ``"map"`` runs at once (default :func:`default_workers`).
         Returns:
           ``(trace, info, seconds)``: NumPy arrays with a leading run axis; ``seconds`` ``(runs, budget)``
           the time of each evaluation (model step and objective) where the batch is ``"map"``, else the
@@ -357,14 +370,21 @@ class Program:
         stacked = stacked._replace(ucb_beta=stacked.ucb_beta.astype(dtype))
         seconds = np.zeros((len(seeds), self.budget))
         if width is None:
-            outs = []
-            for r, seed in enumerate(seeds):
-                self._ticks.clear()
+            def one(r):
+                self._ticks.pop(r, None)
                 start = time.perf_counter()
-                out = jax.block_until_ready(program(jax.random.key(int(seed)), RunValues(*(v[r] for v in stacked))))
-                ends = np.asarray(self._ticks[-(self.budget):])
-                seconds[r] = _step_seconds(start, ends, self.budget, time.perf_counter())
-                outs.append(jax.tree_util.tree_map(np.asarray, out))
+                out = jax.block_until_ready(program(jax.random.key(int(seeds[r])),
+                                                    RunValues(*(v[r] for v in stacked)), np.int32(r)))
+                seconds[r] = _step_seconds(start, np.asarray(self._ticks.pop(r, [])), self.budget,
+                                           time.perf_counter())
+                return jax.tree_util.tree_map(np.asarray, out)
+
+            workers = min(len(seeds), workers or default_workers())
+            if workers > 1:
+                with concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="jbo-run") as pool:
+                    outs = list(pool.map(one, range(len(seeds))))
+            else:
+                outs = [one(r) for r in range(len(seeds))]
             trace, info = jax.tree_util.tree_map(lambda *leaves: np.stack(leaves), *outs)
             return trace, info, seconds
         pad = width - len(seeds)
@@ -375,6 +395,14 @@ class Program:
         seconds[:] = (time.perf_counter() - start) / self.budget
         trace, info = jax.tree_util.tree_map(lambda a: np.asarray(a)[:len(seeds)], out)
         return trace, info, seconds
+
+
+def default_workers() -> int:
+    """Runs made at once by a ``"map"`` program: one per core on a CPU (a run of the compiled program keeps
+    one core busy), one on an accelerator (where ``"vmap"`` is the way to run several)."""
+    if jax.default_backend() != "cpu":
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _step_seconds(start: float, ends: np.ndarray, budget: int, stop: float) -> np.ndarray:
@@ -411,7 +439,7 @@ def program_for(fn, space, budget, settings, n_init_range, stages=None, batch=No
 
 
 def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | ModelConfig = "gp",
-                  ucb_beta=None, batch: str | None = None, **options) -> ManyResult:
+                  ucb_beta=None, batch: str | None = None, workers: int | None = None, **options) -> ManyResult:
     """Minimise a JAX objective with one run per seed, all runs by one compiled program.
 
     This is :func:`jbo.study` with one arm.
@@ -426,6 +454,8 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
       ucb_beta: one UCB weight per seed (``(S,)``), a scalar, or ``None`` (the setting's).
       batch: how the runs are made: ``"vmap"`` (side by side: one batched program, what an accelerator
         is for) or ``"map"`` (a program of one run, called for each seed). Default: :func:`default_batch`.
+      workers: with ``"map"``, runs made at once from host threads (default :func:`default_workers`: one
+        per core on a CPU); the results do not depend on it.
     Returns:
       :class:`ManyResult`.
     """
@@ -443,7 +473,7 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
     beta = np.broadcast_to(np.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, np.float64), seeds.shape)
     program = program_for(fn, space, budget, settings.program(), (int(base.n_init),) * 2, None, batch)
     compiled_before = program.compile_seconds
-    trace, _, _ = program.run(seeds, [base._replace(ucb_beta=np.float64(b)) for b in beta])
+    trace, _, _ = program.run(seeds, [base._replace(ucb_beta=np.float64(b)) for b in beta], workers)
     return many_result(space, seeds, trace, time.perf_counter() - start, program.compile_seconds - compiled_before)
 
 

@@ -217,7 +217,7 @@ def _split(group: Group) -> list[Group]:
 
 
 def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dict], batch: str | None = None,
-          stages: tuple[int, ...] | None = None) -> StudyResult:
+          stages: tuple[int, ...] | None = None, workers: int | None = None) -> StudyResult:
     """Run every arm with every seed; arms that differ only in values share one compiled program.
 
     Args:
@@ -231,6 +231,8 @@ def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dic
         side by side, padded to a power of two: the accelerator default); :func:`jbo.many.default_batch`.
       stages: padded sizes of the observation buffers (default: those of :func:`jbo.minimize`,
         :func:`jbo.many.stage_sizes`).
+      workers: with ``"map"``, runs made at once from host threads (default: one per core on a CPU); the
+        results do not depend on it.
     Returns:
       :class:`StudyResult`.
     """
@@ -249,7 +251,7 @@ def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dic
         before = program.compile_seconds
         runs = [(seed, values) for values in group.values for seed in seeds]
         try:
-            trace, info, seconds = program.run(np.asarray([r[0] for r in runs]), [r[1] for r in runs])
+            trace, info, seconds = program.run(np.asarray([r[0] for r in runs]), [r[1] for r in runs], workers)
         except ValueError:
             if not isinstance(group.settings.acquisition, acq.Choice):
                 raise
