@@ -226,18 +226,32 @@ def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feas
       choice: the option of a :class:`Choice` (an integer array, may be traced); ignored otherwise.
       log_feasibility: ``x -> log P[feasible]`` added to each (log) score (:func:`constrained`), or ``None``.
     """
-    def one(f):
-        fn, log_domain = resolve(f, ucb_beta)
+    def scored(fn, log_domain):
         score = score_of(fn, log_domain)
         return score if log_feasibility is None else constrained(score, log_feasibility, log_domain)
 
     if not isinstance(function, Choice):
-        return one(function)
-    scores = [one(f) for f in function.options]
+        return scored(*resolve(function, ucb_beta))
+    # The model integrates over its samples once per domain (log or not), not once per option: the options of
+    # a domain share one score whose pointwise function switches, so the predictions are made (and compiled) once.
+    index = jnp.asarray(0 if choice is None else choice, jnp.int32)
+    resolved = [resolve(f, ucb_beta) for f in function.options]
+    domains = sorted({log_domain for _, log_domain in resolved})
+    scores = []
+    for domain in domains:
+        members = [k for k, (_, log_domain) in enumerate(resolved) if log_domain == domain]
+        local = jnp.asarray([members.index(k) if k in members else 0 for k in range(len(resolved))], jnp.int32)[index]
+        fns = [resolved[k][0] for k in members]
+        pointwise = fns[0] if len(fns) == 1 else functools.partial(_switched, local, fns)
+        scores.append(scored(pointwise, domain))
     if len(scores) == 1:
         return scores[0]
-    index = jnp.asarray(0 if choice is None else choice, jnp.int32)
-    return lambda x: jax.lax.switch(index, scores, x)
+    is_log = jnp.asarray([log_domain for _, log_domain in resolved])[index]
+    return lambda x: jax.lax.cond(is_log, scores[1], scores[0], x)
+
+
+def _switched(index, fns, mean, var, best):
+    return jax.lax.switch(index, fns, mean, var, best)
 
 
 def resolve(function: str | Pointwise, ucb_beta=2.0) -> tuple[Callable, bool]:
