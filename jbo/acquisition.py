@@ -232,10 +232,18 @@ def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feas
 
     if not isinstance(function, Choice):
         return scored(*resolve(function, ucb_beta))
-    # The model integrates over its samples once per domain (log or not), not once per option: the options of
-    # a domain share one score whose pointwise function switches, so the predictions are made (and compiled) once.
+    # The model integrates over its samples once, not once per option: one score whose pointwise function
+    # switches, so the predictions are made (and compiled) once. Where the options' domains differ, the
+    # domain is an array too; a model whose integration takes only a fixed domain gets one score per domain.
     index = jnp.asarray(0 if choice is None else choice, jnp.int32)
     resolved = [resolve(f, ucb_beta) for f in function.options]
+    logs = [log_domain for _, log_domain in resolved]
+    if len(set(logs)) > 1 and log_feasibility is None:
+        pointwise = functools.partial(_switched, index, [fn for fn, _ in resolved])
+        try:
+            return score_of(pointwise, jnp.asarray(logs)[index])
+        except jax.errors.ConcretizationTypeError:
+            pass
     domains = sorted({log_domain for _, log_domain in resolved})
     scores = []
     for domain in domains:
@@ -293,9 +301,29 @@ class IntegratedScore:
     log_domain: bool
 
     def __call__(self, posteriors, best, x):
+        return reduce_samples(self.values(posteriors, best, x), self.log_domain)
+
+    def values(self, posteriors, best, x):
+        """``(S, m)``: the pointwise acquisition under each sample."""
         mean, var = jax.vmap(self.predict, in_axes=(0, None))(posteriors, x)
-        values = self.pointwise(mean, var, best)  # (S, m)
-        return log_mean_exp(values) if self.log_domain else jnp.mean(values, axis=0)
+        return self.pointwise(mean, var, best)
+
+
+@dataclasses.dataclass(frozen=True)
+class RuntimeDomainScore(IntegratedScore):
+    """An :class:`IntegratedScore` whose domain (log or not) is an array argument: ``(posteriors, best,
+    log_domain, x) -> (m,)``."""
+
+    def __call__(self, posteriors, best, log_domain, x):
+        return reduce_samples(self.values(posteriors, best, x), log_domain)
+
+
+def reduce_samples(values, log_domain, axis: int = 0):
+    """The mean over samples of an acquisition given as ``values``: of ``exp(values)`` (as a log) for a log
+    score; ``log_domain`` may be an array (a :class:`Choice` of scores of both kinds, picked at run time)."""
+    if isinstance(log_domain, bool):
+        return log_mean_exp(values, axis) if log_domain else jnp.mean(values, axis=axis)
+    return jnp.where(log_domain, log_mean_exp(values, axis), jnp.mean(values, axis=axis))
 
 
 def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_domain: bool, best):
@@ -313,6 +341,9 @@ def integrate(surrogate_predict: Callable, posteriors, pointwise: Callable, log_
       (``posteriors``, ``best``) are PyTree leaves, so it can be passed to jitted functions as an
       argument.
     """
+    if not isinstance(log_domain, bool):  # an array: the domain is picked at run time (a Choice)
+        return jax.tree_util.Partial(RuntimeDomainScore(surrogate_predict, pointwise, True), posteriors,
+                                     jnp.asarray(best), jnp.asarray(log_domain))
     return jax.tree_util.Partial(IntegratedScore(surrogate_predict, pointwise, log_domain), posteriors,
                                  jnp.asarray(best))
 

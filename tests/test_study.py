@@ -5,6 +5,7 @@ A 2-d Branin problem with MAP inference and a small acquisition search keeps the
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -138,16 +139,21 @@ def test_bad_arms_name_the_problem():
 def test_a_choice_is_validated_and_switches_between_scores():
     with pytest.raises(ValueError, match="thompson"):
         acq.Choice(("ei", "thompson"))
-    choice = acq.Choice(("ei", "ucb"))
-    assert choice.index("ucb") == 1 and choice.name == "ei|ucb"
-    mean, var, best = np.array([0.1, -0.3]), np.array([0.5, 0.2]), -0.2
+    choice = acq.Choice(("ei", "ucb", "pi"))
+    assert choice.index("ucb") == 1 and choice.name == "ei|ucb|pi"
+    rng = np.random.default_rng(0)
+    posteriors, x = rng.normal(size=(4, 3)), rng.normal(size=(5, 3))  # 4 samples of a linear model's weights
+
+    def predict(weights, x):
+        return x @ weights, 0.3 + (x @ weights) ** 2
 
     def score_of(fn, log_domain):
-        return lambda x: fn(mean, var, best)
+        return acq.integrate(predict, posteriors, fn, log_domain, -0.5)
 
-    for index, name in enumerate(choice.options):
-        fn, _ = acq.resolve(name, 2.0)
-        np.testing.assert_allclose(acq.integrated(choice, score_of, 2.0, index)(None), fn(mean, var, best))
+    for index, name in enumerate(choice.options):  # log scores (EI, PI) and a linear one (UCB) in one switch
+        fn, log_domain = acq.resolve(name, 2.0)
+        chosen = jax.jit(lambda i: acq.integrated(choice, score_of, 2.0, i)(x))(np.int32(index))
+        np.testing.assert_allclose(chosen, score_of(fn, log_domain)(x), rtol=1e-12)
     with pytest.raises(ValueError, match="Choice"):
         acq.resolve(choice)
 

@@ -272,9 +272,7 @@ def aggregate(values, aggregator, log_domain: bool):
         acquisition itself (log-mean-exp). Median, max and quantiles commute with the log.
     """
     if aggregator == "mean":
-        if log_domain:
-            return acq.log_mean_exp(values)
-        return jnp.mean(values, axis=0)
+        return acq.reduce_samples(values, log_domain)
     if aggregator == "max":
         return jnp.max(values, axis=0)
     q = 0.5 if aggregator == "median" else aggregator
