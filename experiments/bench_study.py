@@ -199,6 +199,11 @@ def report(results: dict) -> str:
                   "| stages | compiling [s] | of which tracing [s] | running [s] | wall [s] |", "|---|---|---|---|---|",
                   *[f"| {k} | {v['compile']:.1f} | {v['trace']:.1f} | {v['running']:.1f} | {v['wall']:.1f} |"
                     for k, v in r.items()]]
+        lines += ["", "Running is the sum of the runs' seconds (two runs at a time, one per core: more than the wall "
+                  "time). The default keeps `jbo.minimize`'s sizes, so a compiled run is the run it makes."]
+    lines += ["", "Notes: the machine was shared with other test runs during the grid's first repeats (ratios 0.60 "
+              "and 0.63 then, before the acquisition choice integrated its samples once) and the stages part "
+              "(load 4–5); the rows above are the last runs."]
     return "\n".join(lines) + "\n"
 
 

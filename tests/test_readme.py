@@ -88,6 +88,7 @@ BLOCKS = {
     ("README.md", "Python API", 0): "test_python_api_example_runs_twice",
     ("README.md", "Python API", 1): "test_conditional_space_example_runs",
     ("README.md", "Many runs as one compiled program", 0): "test_many_runs_example_runs",
+    ("README.md", "Many runs as one compiled program", 1): "test_study_example_runs",
     ("README.md", "Write your own BO step", 0): "test_own_step_example_runs",
     ("README.md", BRING_YOUR_OWN, 0): "test_bring_your_own_module_runs_twice",
     ("README.md", BRING_YOUR_OWN, 1): "test_bring_your_own_runs_and_a_fresh_process_resumes_it",
@@ -162,6 +163,20 @@ def test_many_runs_example_runs(tmp_path, monkeypatch, capsys):
     exec(compile(python_block("Many runs as one compiled program"), "README.md: Many runs", "exec"),
          {"__name__": "__readme__"})
     assert capsys.readouterr().out.strip()
+
+
+def test_study_example_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    setup = "import jbo\nfrom jbo.benchmarks import get_problem\nproblem = get_problem('branin')\n"
+    code = shortened(block("Many runs as one compiled program", 1),
+                     ("budget=60, seeds=range(10)", "budget=8, seeds=range(2)"))
+    namespace = {"__name__": "__readme__"}
+    exec(compile(setup + code, "README.md: study", "exec"), namespace)
+    study = namespace["study"]
+    assert study.best_so_far.shape == (4, 2, 8)
+    assert [names for names, _ in study.programs] == [("ei", "ucb", "ucb-4"), ("random",)]
+    assert (tmp_path / "ablation.npz").exists() and (tmp_path / "ablation.png").exists()
+    assert "| ucb-4 |" in capsys.readouterr().out
 
 
 def test_own_step_example_runs(tmp_path, monkeypatch, capsys):
