@@ -262,6 +262,12 @@ def _switched(index, fns, mean, var, best):
     return jax.lax.switch(index, fns, mean, var, best)
 
 
+def is_pointwise(function) -> bool:
+    """``function`` scores candidates one by one (a built-in name of :data:`ACQUISITIONS`, a :class:`Pointwise`
+    or a :class:`Choice` of them): it can be one option of a :class:`Choice`."""
+    return isinstance(function, (Pointwise, Choice)) or function in ACQUISITIONS
+
+
 def resolve(function: str | Pointwise, ucb_beta=2.0) -> tuple[Callable, bool]:
     """The pointwise function ``(mean, var, best) -> score`` of an acquisition and whether it is a log.
 

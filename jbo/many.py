@@ -133,15 +133,6 @@ class RunValues(NamedTuple):
                    np.int32(n_init), np.bool_(settings.design == "centre"))
 
 
-class Steps(NamedTuple):
-    """What :func:`whole_run` reports besides the evaluations: per evaluation (``nan`` / ``-1`` at the
-    design's)."""
-
-    info: dict
-    """The model step's diagnostics (``score``: the acquisition value at the suggestion, ``hyperparameters``:
-    their mean over samples, the inference's own entries), each ``(budget, ...)``."""
-
-
 def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, n_init_range: tuple[int, int],
               stages: tuple[int, ...] | None = None, tick: Callable | None = None):
     """A whole run as a pure function ``run(key, values) -> (Trace, info)`` (traceable).

@@ -160,6 +160,8 @@ class Group(NamedTuple):
     names: tuple
     values: tuple
     n_init_range: tuple
+    configs: tuple = ()
+    """each arm's own settings"""
 
 
 def plan(space: Space, budget: int, arms: Mapping[str, dict]) -> list[Group]:
@@ -174,6 +176,7 @@ def plan(space: Space, budget: int, arms: Mapping[str, dict]) -> list[Group]:
     if not isinstance(arms, Mapping) or not arms:
         raise ValueError(f"arms must be a non-empty dict name -> options, got {arms!r}")
     keyed: dict = {}
+    configs: dict = {}
     for name, options in arms.items():
         if not isinstance(name, str) or not name:
             raise ValueError(f"arms: each name must be a non-empty string, got {name!r}")
@@ -187,10 +190,11 @@ def plan(space: Space, budget: int, arms: Mapping[str, dict]) -> list[Group]:
         except (TypeError, ValueError) as error:
             raise ValueError(f"arm {name!r}: {error}") from None
         program = settings.program()
-        pointwise = program.acquisition != "thompson"
+        pointwise = acq.is_pointwise(program.acquisition)
         shared = dataclasses.replace(program, acquisition="ei" if pointwise else program.acquisition,
                                      failures="worst" if program.failures in ("worst", "ignore") else program.failures)
         keyed.setdefault((shared, pointwise), []).append((name, settings))
+        configs[name] = settings
     groups = []
     for (shared, pointwise), members in keyed.items():
         options = []
@@ -201,7 +205,7 @@ def plan(space: Space, budget: int, arms: Mapping[str, dict]) -> list[Group]:
         values = tuple(RunValues.of(s, space.dim, budget, options.index(s.acquisition)) for _, s in members)
         n_init = [int(v.n_init) for v in values]
         groups.append(Group(dataclasses.replace(shared, acquisition=function), tuple(n for n, _ in members), values,
-                            (min(n_init), max(n_init))))
+                            (min(n_init), max(n_init)), tuple(s for _, s in members)))
     return groups
 
 
@@ -209,10 +213,11 @@ def _split(group: Group) -> list[Group]:
     """One group per acquisition (for a model whose step takes no :class:`~jbo.acquisition.Choice`)."""
     out = []
     for index, function in enumerate(group.settings.acquisition.options):
-        picked = [(n, v._replace(choice=np.int32(0))) for n, v in zip(group.names, group.values) if v.choice == index]
-        n_init = [int(v.n_init) for _, v in picked]
-        out.append(Group(dataclasses.replace(group.settings, acquisition=function), tuple(n for n, _ in picked),
-                         tuple(v for _, v in picked), (min(n_init), max(n_init))))
+        picked = [(n, v._replace(choice=np.int32(0)), c) for n, v, c in zip(group.names, group.values, group.configs)
+                  if v.choice == index]
+        n_init = [int(v.n_init) for _, v, _ in picked]
+        out.append(Group(dataclasses.replace(group.settings, acquisition=function), tuple(p[0] for p in picked),
+                         tuple(p[1] for p in picked), (min(n_init), max(n_init)), tuple(p[2] for p in picked)))
     return out
 
 
@@ -268,8 +273,7 @@ def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dic
     best_so_far = np.minimum.accumulate(np.where(np.isnan(values), np.inf, values), axis=-1)
     info = _stack_info([results[n][1] for n in names], values.shape[1:])
     best_configs = [many.many_result(space, seeds, results[n][0], 0.0, 0.0).best_configs for n in names]
-    configs = {n: loop.Settings.create(dict(arms[n]).get("model", "gp"),
-                                       **{k: v for k, v in arms[n].items() if k != "model"}).to_dict() for n in names}
+    configs = {n: s.to_dict() for group in groups for n, s in zip(group.names, group.configs)}
     compile_seconds = float(sum(s for _, s in programs))
     return StudyResult(names, seeds, values, best_so_far, x, _jsonable(configs), best_configs, info,
                        np.stack([results[n][2] for n in names]), tuple(programs), compile_seconds,
@@ -304,4 +308,11 @@ def _flat(info) -> dict:
 
 
 def _jsonable(value):
-    return json.loads(json.dumps(value, default=lambda v: v.item() if isinstance(v, np.generic) else repr(v)))
+    """``value`` as JSON reads it back; what JSON cannot hold (a function of the user's) as its ``repr``."""
+    def scalar_or_repr(v):
+        try:
+            return _json_scalar(v)
+        except TypeError:
+            return repr(v)
+
+    return json.loads(json.dumps(value, default=scalar_or_repr))
