@@ -76,11 +76,31 @@ def git_revision() -> str:
         return "unknown"
 
 
-def header() -> str:
-    """The provenance lines every BENCHMARKS.md section starts with."""
+def provenance_path() -> str:
+    """The results file of every section's provenance (``{section: {date, commit, machine, command}}``)."""
+    return os.path.join(RESULTS, "provenance.json")
+
+
+def record_provenance(section: str) -> None:
+    """Store now's date, commit, machine and command as the provenance of ``section``: a script calls it
+    once it has run (not when it only rewrites its report), so that a report regenerated later from the
+    stored data still says where its figures were measured."""
     today = datetime.date.today().isoformat()
-    return (f"- date: {today}; commit: {git_revision()}\n- machine: {machine()}\n"
-            f"- command: `{command()}`\n")
+    merge_result(provenance_path(), [section], {"date": today, "commit": git_revision(), "machine": machine(),
+                                                "command": command()})
+
+
+def header(section: str) -> str:
+    """The provenance lines a BENCHMARKS.md section starts with, from the stored data
+    (:func:`record_provenance`)."""
+    import json
+
+    path = provenance_path()
+    stored = (json.load(open(path)) if os.path.exists(path) else {}).get(section)
+    if stored is None:
+        return "- provenance: not recorded\n"
+    return (f"- date: {stored['date']}; commit: {stored['commit']}\n- machine: {stored['machine']}\n"
+            f"- command: `{stored['command']}`\n")
 
 
 def update_section(name: str, markdown: str) -> None:
@@ -212,7 +232,7 @@ def check_compiled(options: dict) -> None:
         driver would train split over several JAX devices (:func:`jbo.models.dngo.prepare`, host-side:
         one compiled program runs on one device).
     """
-    from jbo import devices, loop, models
+    from jbo import devices, loop
 
     host = sorted(set(options) & set(HOST_ONLY))
     if host:
@@ -225,16 +245,48 @@ def check_compiled(options: dict) -> None:
                          " or with --path ask-tell")
 
 
+def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None):
+    """Run ``seeds`` of every arm through one :func:`jbo.study` call (per ``chunk`` of seeds): arms that
+    differ only in values share one compiled program. Yields ``(arm, seeds, values, call)`` per arm and call.
+
+    ``call`` is ``{"path": "compiled", "seeds", "seconds", "compile_seconds", "arms"}``: the study's wall
+    time less compilation shared among its arms in proportion to their runs' seconds, plus the compile
+    time of the arm's program shared among the arms it ran; ``arms`` names the arms of the study.
+    ``values`` is one list of objective values per seed, in evaluation order.
+    """
+    import time
+
+    import jbo
+
+    for options in arms.values():
+        check_compiled(options)
+    seeds = [int(s) for s in seeds]
+    size = max(1, int(chunk or len(seeds)))
+    for i in range(0, len(seeds), size):
+        part = seeds[i:i + size]
+        start = time.perf_counter()
+        result = jbo.study(fn, space, budget, part, arms)
+        wall = time.perf_counter() - start
+        run_seconds = result.step_seconds.sum(axis=(1, 2))
+        share = run_seconds / max(float(run_seconds.sum()), 1e-12)
+        for a, name in enumerate(result.arms):
+            compile_seconds = sum(s / len(names) for names, s in result.programs if name in names)
+            call = {"path": "compiled", "seeds": part, "arms": list(result.arms),
+                    "seconds": float(share[a] * (wall - result.compile_seconds) + compile_seconds),
+                    "compile_seconds": float(compile_seconds)}
+            yield name, part, [[float(v) for v in row] for row in result.values[a]], call
+
+
 def run_seeds(fn, space, budget: int, seeds, path: str = "compiled", chunk: int | None = None,
               step_seconds: bool = False, **options):
     """Run ``seeds`` of jbo on the JAX objective ``fn``; yield ``(seeds, values, call)`` once per call.
 
-    ``path="compiled"``: one :func:`jbo.minimize_many` call for all ``seeds`` (or one per ``chunk`` of
-    them); ``call`` is ``{"path", "seeds", "seconds": wall time of the call, "compile_seconds"}``.
-    ``path="ask-tell"``: one :func:`jbo.minimize` per seed (each seed its own call, ``compile_seconds``
-    ``None``: compilation, if any, is inside the first seeds' time); with ``step_seconds`` the call
-    also holds the wall time of every evaluation's step (suggestion + evaluation).
-    ``values`` is one list of objective values per seed, in evaluation order.
+    ``path="compiled"``: one :func:`jbo.study` call of one arm for all ``seeds`` (or one per ``chunk``
+    of them; :func:`run_arms`); ``call`` is ``{"path", "seeds", "seconds": wall time of the call,
+    "compile_seconds"}``. ``path="ask-tell"``: one :func:`jbo.minimize` per seed (each seed its own call,
+    ``compile_seconds`` ``None``: compilation, if any, is inside the first seeds' time); with
+    ``step_seconds`` the call also holds the wall time of every evaluation's step (suggestion +
+    evaluation). ``values`` is one list of objective values per seed, in evaluation order.
     """
     import time
 
@@ -244,15 +296,9 @@ def run_seeds(fn, space, budget: int, seeds, path: str = "compiled", chunk: int 
         raise ValueError(f"unknown path {path!r}; valid: {list(PATHS)}")
     seeds = [int(s) for s in seeds]
     if path == "compiled":
-        check_compiled(options)
-        size = max(1, int(chunk or len(seeds)))
-        for i in range(0, len(seeds), size):
-            part = seeds[i:i + size]
-            start = time.perf_counter()
-            result = jbo.minimize_many(fn, space, budget, part, **options)
-            call = {"path": path, "seeds": part, "seconds": time.perf_counter() - start,
-                    "compile_seconds": float(result.compile_seconds)}
-            yield part, [[float(v) for v in row] for row in result.values], call
+        for _, part, values, call in run_arms(fn, space, budget, seeds, {"run": options}, chunk):
+            call.pop("arms")
+            yield part, values, call
         return
     for seed in seeds:
         stamps = [time.perf_counter()]
@@ -273,7 +319,7 @@ def seed_records(seeds, values, call) -> dict:
     for seed, vals in zip(seeds, values):
         record = {"values": vals, "seconds": call["seconds"] / len(seeds), "path": call["path"]}
         if call["path"] == "compiled":
-            record["call"] = {k: call[k] for k in ("seeds", "seconds", "compile_seconds")}
+            record["call"] = {k: call[k] for k in ("seeds", "seconds", "compile_seconds", "arms") if k in call}
         elif "step_seconds" in call:
             record["step_seconds"] = call["step_seconds"]
         records[str(seed)] = record
@@ -366,5 +412,94 @@ def run_grid_calls(path: str, problems, variants, seeds, run_calls) -> dict:
                 compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
                 print(f"{problem} {variant} seeds {call_seeds} ({call['path']}): best mean {best.mean():.5g}"
                       f" ({call['seconds']:.0f} s{compiled})", flush=True)
+                results = merge_results(path, [([problem, variant, s], r) for s, r in records.items()])
+    return results
+
+
+# ----------------------------------------------------------------------------------------------
+# The report: sections from stored data, and the claims the summary table lists
+# ----------------------------------------------------------------------------------------------
+# Whether report functions draw their figures (experiments/report.py turns it off unless asked: a
+# regenerated BENCHMARKS.md needs only the data, the figures were drawn when the data were made).
+PLOTS = True
+
+VERDICTS = ("yes", "partly", "no", "not run")
+
+
+def claim(paper: str, what: str, paper_figure: str, jbo_figure: str, reproduced: str, section: str,
+          headline: bool = False) -> dict:
+    """One row of BENCHMARKS.md's summary table.
+
+    Args:
+      paper: the paper whose claim it is (``"jbo"`` for a claim of this library's own, e.g. a speed bar).
+      what: the claim, in a few words (problem, budget, what is compared).
+      paper_figure: the paper's figure for it (``"–"`` where the paper gives none).
+      jbo_figure: jbo's figure, computed from the stored results.
+      reproduced: one of :data:`VERDICTS`, decided from the data by the script that owns the section.
+      section: the BENCHMARKS.md section holding the table the figures come from.
+      headline: also shown in the README's results table.
+    """
+    if reproduced not in VERDICTS:
+        raise ValueError(f"reproduced must be one of {VERDICTS}, got {reproduced!r}")
+    return dict(paper=paper, claim=what, paper_figure=paper_figure, jbo_figure=jbo_figure,
+                reproduced=reproduced, section=section, headline=headline)
+
+
+def load_results(name: str, default=None):
+    """The stored results file ``name`` (under :data:`RESULTS`), or ``default`` when it does not exist."""
+    import json
+
+    path = os.path.join(RESULTS, name)
+    return json.load(open(path)) if os.path.exists(path) else default
+
+
+def mean_se(values) -> tuple[float, float]:
+    """Mean and standard error (``nan`` with a single value)."""
+    import numpy as np
+
+    values = np.asarray(values, dtype=float)
+    se = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return float(values.mean()), float(se)
+
+
+def regenerate() -> None:
+    """Rewrite BENCHMARKS.md (and, for the repository's results, the README's headline table) from all
+    stored results: what a script calls once its runs are stored (:mod:`report`)."""
+    import report
+
+    print(f"wrote {report.write(figures=PLOTS)}")
+
+
+def run_study_grid(path: str, problems, variants, seeds, setup_of, chunk: int | None = None) -> dict:
+    """:func:`run_grid_calls` with each problem's variants in one :func:`jbo.study` (:func:`run_arms`):
+    variants that differ only in values share a compiled program.
+
+    Args:
+      path: results file, ``results[problem][variant][str(seed)] = record`` (finished seeds are skipped;
+        variants missing the same seeds run together).
+      seeds: the seeds to have.
+      setup_of: ``(problem, variants) -> (fn, space, budget, {variant: options})``.
+    Returns:
+      The merged results.
+    """
+    import json
+
+    import numpy as np
+
+    results = json.load(open(path)) if os.path.exists(path) else {}
+    for problem in problems:
+        todo = {}
+        for variant in variants:
+            done = results.get(problem, {}).get(variant, {})
+            missing = tuple(int(s) for s in seeds if str(s) not in done)
+            if missing:
+                todo.setdefault(missing, []).append(variant)
+        for missing, names in todo.items():
+            fn, space, budget, arms = setup_of(problem, names)
+            for variant, call_seeds, values, call in run_arms(fn, space, budget, missing, arms, chunk):
+                records = seed_records(call_seeds, values, call)
+                best = np.array([np.nanmin(np.asarray(v, float)) for v in values])
+                print(f"{problem} {variant} seeds {call_seeds}: best mean {best.mean():.5g}"
+                      f" ({call['seconds']:.0f} s, compile {call['compile_seconds']:.0f} s)", flush=True)
                 results = merge_results(path, [([problem, variant, s], r) for s, r in records.items()])
     return results

@@ -34,21 +34,26 @@ fold's targets (the paper says only "normalized mean squared error"; this is its
 half the smallest positive error in the data (a validation error can be exactly 0). The table gives
 mean ± standard deviation over the folds (the paper does not say which spread its ± is).
 
+The section ``arc_regression`` and the summary's rows (``claims()``: the paper's orderings) are written
+from the stored NMSE and data set alone (``--report-only``, or ``python experiments/report.py``).
+
     python experiments/arc_regression.py [--dataset digits] [--bo-runs 5 --bo-budget 40 --random 80]
+        [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
-from tree_synthetic import load_results, save_results  # noqa: E402
 
+SECTION = "arc_regression"
 DATA_FILE = "arc_regression_data.json"
 RESULTS_FILE = "arc_regression.json"
 METHODS = ("Separate Linear", "Separate GP", "Separate Arc GP", "Linear", "GP", "Arc GP")
@@ -58,8 +63,25 @@ PAPER = {  # Swersky et al. 2014, Table 1 (MNIST BO data, 10-fold, mean ± std)
     "Separate Arc GP": ("0.535 ± 0.030", "0.440 ± 0.031"), "Linear": ("0.876 ± 0.043", "0.834 ± 0.047"),
     "GP": ("0.481 ± 0.031", "0.401 ± 0.028"), "Arc GP": ("0.421 ± 0.033", "0.335 ± 0.028"),
 }
+# The paper's orderings the summary checks (Swersky et al. 2014, Table 1; /work/shared/paper-tables.md).
+ORDERING = ("Arc GP", "GP", "Linear")
+JOINT = (("GP", "Separate GP"), ("Arc GP", "Separate Arc GP"))  # (one model for all architectures, one per architecture)
 RIDGE = 1e-3
 MIN_ROWS = 3  # fewest training rows a separate model is fitted on
+
+
+def load_results(name: str) -> dict:
+    """The results JSON ``name`` under the results directory (empty dict when absent)."""
+    return _common.load_results(name, {})
+
+
+def save_results(name: str, results: dict) -> None:
+    """Write the results JSON atomically (a killed run never leaves a truncated file)."""
+    os.makedirs(_common.RESULTS, exist_ok=True)
+    path = os.path.join(_common.RESULTS, name)
+    with open(path + ".tmp", "w") as f:
+        json.dump(results, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 # ------------------------------------------------------------------------------- data generation
@@ -70,7 +92,8 @@ def generation_plan(args) -> list[tuple[str, int, int]]:
 
 
 def generate(args) -> dict:
-    """Run (or load from the cache) every run of :func:`generation_plan`; returns the cached dict."""
+    """Run (or load from the cache) every run of :func:`generation_plan`; returns the cached dict (its
+    ``"ran"`` counts the runs made now)."""
     import jbo
     from jbo.benchmarks import get_problem
 
@@ -80,19 +103,22 @@ def generate(args) -> dict:
         cache = {"meta": meta, "runs": {}}
     problem = get_problem(args.problem, dataset=args.dataset)
     space = problem.space()
+    ran = 0
     for model, seed, budget in generation_plan(args):
         key = f"{model}/{seed}/{budget}"
         if key in cache["runs"]:
             continue
         start = time.perf_counter()
+        options = {"inference": args.bo_inference} if model != "random" else {}  # random search takes none
         result = jbo.minimize(problem.evaluate, space, budget=budget, model=model, seed=seed,
-                              inference=args.bo_inference, n_init=len(space.leaves()))
+                              n_init=len(space.leaves()), **options)
         cache["runs"][key] = {"configs": [h["config"] for h in result.history],
                               "values": [h["value"] for h in result.history],
                               "seconds": time.perf_counter() - start}
         print(f"data: {key} done in {cache['runs'][key]['seconds']:.0f} s (best {result.best_value:.4f})", flush=True)
         save_results(DATA_FILE, cache)
-    return cache
+        ran += 1
+    return {**cache, "ran": ran}
 
 
 def regression_set(cache: dict, plan_keys: list[str]):
@@ -239,33 +265,61 @@ def cross_validate(space, configs, y, arch, args, results: dict) -> dict:
                 scores.append(nmse(target[test], pred))
             results["nmse"][key] = scores
             results["seconds"][key] = time.perf_counter() - start
+            results["ran"] = results.get("ran", 0) + 1
             print(f"{key}: NMSE {np.mean(scores):.3f} ± {np.std(scores):.3f} ({results['seconds'][key]:.0f} s)",
                   flush=True)
-            save_results(RESULTS_FILE, results)
+            save_results(RESULTS_FILE, {k: v for k, v in results.items() if k != "ran"})
     return results
 
 
 # -------------------------------------------------------------------------------------- report
-def write_report(results: dict, y, arch, args, cache: dict) -> None:
-    """The BENCHMARKS.md section: jbo's NMSE next to the paper's, the ordering, the data set."""
+def _stats(results: dict) -> dict:
+    """``{"method/output": (mean, std)}`` of the NMSE over the folds."""
     import numpy as np
 
-    stat = {k: (np.mean(v), np.std(v)) for k, v in results["nmse"].items()}
+    return {k: (float(np.mean(v)), float(np.std(v))) for k, v in results.get("nmse", {}).items()}
+
+
+def _paper_mean(method: str, output: str) -> float:
+    return float(PAPER[method][OUTPUTS.index(output)].split(" ± ")[0])
+
+
+def report() -> None:
+    """The section from the stored NMSE (``arc_regression.json``) and data set (``arc_regression_data.json``)."""
+    results, cache = load_results(RESULTS_FILE), load_results(DATA_FILE)
+    keys = results.get("data_runs") or list(cache.get("runs", {}))
+    cache = {**cache, "runs": {k: cache["runs"][k] for k in keys if k in cache.get("runs", {})}}
+    if not results.get("nmse") or not cache["runs"]:
+        _common.update_section(SECTION, "## Arc-kernel regression study (Swersky et al. 2014, Table 1)\n\n"
+                               + _common.header(SECTION) + "\nNot run.")
+        return
+    _, y, arch = regression_set(cache, list(cache["runs"]))
+    write_report(results, y, arch, cache)
+
+
+def write_report(results: dict, y, arch, cache: dict) -> None:
+    """The BENCHMARKS.md section: jbo's NMSE next to the paper's, the ordering, the data set."""
+    meta, data = results["meta"], cache["meta"]
+    stat = _stats(results)
     fmt = lambda k: f"{stat[k][0]:.3f} ± {stat[k][1]:.3f}" if k in stat else "not run"  # noqa: E731
     counts = ", ".join(f"{a} layers: {(arch == a).sum()}" for a in range(int(arch.max()) + 1))
     runs = ", ".join(f"{k} ({len(r['values'])} evaluations)" for k, r in cache["runs"].items())
-    lines = ["## Arc-kernel regression study (Swersky et al. 2014, Table 1)", "", _common.header(),
-             f"{len(y)} (configuration, validation error) pairs of `{args.problem}` on `{args.dataset}` from BO runs"
-             f" (`model=\"gp\"`, hyperparameters by `{args.bo_inference}`, one initial point per architecture) and"
-             f" random search: {runs}; per architecture: {counts}. The paper used 10 BO runs on MNIST"
-             f" (23 hyperparameters, 6 architectures); this data set is smaller and easier.",
-             f"{args.folds}-fold NMSE{'' if args.folds == 10 else ' (paper: 10-fold)'} (test MSE / test-target"
-             f" variance), mean ± std over folds. Linear: ridge"
-             f" ({RIDGE:g}) on the encoding with inactive columns filled randomly; GP: ARD {args.kernel} on the same;"
-             f" Arc GP: arc kernel ({args.kernel} profile) with `space.relevance`; separate: one model per number of"
-             f" layers (inactive columns constant). GP hyperparameters by `{args.inference}`"
-             + (" (the paper: slice sampling)" if args.inference != "slice" else "") + "; posterior mean.", "",
-             "| method | jbo original | jbo log outputs | paper original | paper log outputs | s (both outputs) |",
+    size = f"{len(y)}" if len(y) == meta["n"] else f"{len(y)} (the NMSE were computed on {meta['n']})"
+    lines = ["## Arc-kernel regression study (Swersky et al. 2014, Table 1)", "", _common.header(SECTION),
+             f"{size} (configuration, validation error) pairs of `{data['problem']}` on `{data['dataset']}` from BO"
+             f" runs (`model=\"gp\"`, hyperparameters by `{data['inference']}`, one initial point per architecture)"
+             f" and random search: {runs}; per architecture: {counts}. The paper used 10 BO runs on MNIST"
+             " (23 hyperparameters, 6 architectures); this data set is smaller and easier.",
+             f"{meta['folds']}-fold NMSE{'' if meta['folds'] == 10 else ' (paper: 10-fold)'} (test MSE / test-target"
+             f" variance), mean ± std over folds. Linear: ridge ({RIDGE:g}) on the encoding with inactive columns"
+             f" filled randomly; GP: ARD {meta['kernel']} on the same; Arc GP: arc kernel ({meta['kernel']} profile)"
+             " with `space.relevance`; separate: one model per number of layers (inactive columns constant). GP"
+             f" hyperparameters by `{meta['inference']}`"
+             + (" (the paper: slice sampling)" if meta["inference"] != "slice" else "") + "; posterior mean.",
+             "Verdicts (summary table): an ordering of the paper holds when jbo's mean NMSE are in the same order;"
+             " joint vs separate models: `yes` when every joint model (GP, Arc GP; both outputs) has the lower mean"
+             " NMSE, `partly` when some do.",
+             "", "| method | jbo original | jbo log outputs | paper original | paper log outputs | s (both outputs) |",
              "|---|---|---|---|---|---|"]
     for method in METHODS:
         seconds = sum(results["seconds"].get(f"{method}/{o}", 0.0) for o in OUTPUTS)
@@ -275,14 +329,50 @@ def write_report(results: dict, y, arch, args, cache: dict) -> None:
     for output in OUTPUTS:
         ranked = sorted((stat[f"{m}/{output}"][0], m) for m in METHODS if f"{m}/{output}" in stat)
         order = " < ".join(f"{m} ({v:.3f})" for v, m in ranked)
-        lines.append(f"- jbo ordering, {output}: {order}.")
-        keys = [f"{m}/{output}" for m in ("Arc GP", "GP", "Linear")]
-        if all(k in stat for k in keys):
-            holds = stat[keys[0]][0] < stat[keys[1]][0] < stat[keys[2]][0]
-            lines.append(f"  Arc GP < GP < Linear (issue #4 acceptance): {'holds' if holds else 'does NOT hold'}.")
-    lines.append("- Paper ordering (original): Arc GP 0.421 < GP 0.481 < Separate Arc GP 0.535 < Separate GP 0.546"
-                 " < Separate Linear 0.812 < Linear 0.876.")
-    _common.update_section("arc_regression", "\n".join(lines))
+        paper = " < ".join(f"{m} ({_paper_mean(m, output):.3f})" for m in sorted(METHODS, key=lambda m: _paper_mean(m, output)))
+        lines.append(f"- ordering, {output}: jbo {order}; paper {paper}.")
+    _common.update_section(SECTION, "\n".join(lines))
+
+
+def claims() -> list[dict]:
+    """Swersky et al. 2014, Table 1, from the stored NMSE (means over the folds).
+
+    * Arc GP < GP < Linear, on the original outputs and on the log outputs (one row each): ``yes`` when
+      jbo's mean NMSE are in that order, ``no`` otherwise.
+    * One model over all architectures beats one per architecture (GP vs Separate GP, Arc GP vs Separate
+      Arc GP, both outputs: the paper's four pairs): ``yes`` when every joint model has the lower mean
+      NMSE, ``partly`` when some do, ``no`` when none.
+    ``not run`` where a model's NMSE is missing.
+    """
+    results = load_results(RESULTS_FILE)
+    stat = _stats(results)
+    data = load_results(DATA_FILE).get("meta", {})
+    on = f" ({results['meta']['folds']}-fold, {data.get('dataset', '?')})" if stat else ""
+    paper = "Swersky et al. 2014, Table 1"
+    rows = []
+    for output in OUTPUTS:
+        keys = [f"{m}/{output}" for m in ORDERING]
+        what = f"NMSE ordering {' < '.join(ORDERING)} ({output} outputs; cross-validated on BO data of a conditional space)"
+        paper_figure = " < ".join(f"{_paper_mean(m, output):.3f}" for m in ORDERING) + " (10-fold, MNIST)"
+        if not all(k in stat for k in keys):
+            rows.append(_common.claim(paper, what, paper_figure, "–", "not run", SECTION))
+            continue
+        means = [stat[k][0] for k in keys]
+        holds = all(a < b for a, b in zip(means, means[1:]))
+        rows.append(_common.claim(paper, what, paper_figure, (" < " if holds else " vs ").join(f"{v:.3f}" for v in means)
+                                  + on, "yes" if holds else "no", SECTION))
+    pairs = [(joint, sep, output) for output in OUTPUTS for joint, sep in JOINT]
+    what = "one model over all architectures has lower NMSE than one per architecture (GP, Arc GP; both outputs)"
+    paper_figure = ", ".join(f"{j} {_paper_mean(j, o):.3f} vs {_paper_mean(s, o):.3f} ({o})" for j, s, o in pairs)
+    if not all(f"{m}/{o}" in stat for j, s, o in pairs for m in (j, s)):
+        rows.append(_common.claim(paper, what, paper_figure, "–", "not run", SECTION))
+    else:
+        better = [stat[f"{j}/{o}"][0] < stat[f"{s}/{o}"][0] for j, s, o in pairs]
+        verdict = "yes" if all(better) else "partly" if any(better) else "no"
+        rows.append(_common.claim(paper, what, paper_figure, ", ".join(
+            f"{j} {stat[f'{j}/{o}'][0]:.3f} vs {stat[f'{s}/{o}'][0]:.3f} ({o})" for j, s, o in pairs)
+            + f": {sum(better)} of {len(pairs)}{on}", verdict, SECTION))
+    return rows
 
 
 def main(argv=None):
@@ -299,17 +389,29 @@ def main(argv=None):
     parser.add_argument("--kernel", default="matern52", choices=["matern52", "se", "rq"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds, the random fill and the fits")
+    parser.add_argument("--report-only", action="store_true", help="rewrite BENCHMARKS.md from the stored results")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory"
+                             " instead of the repository's (checks on tiny settings)")
     args = parser.parse_args(argv)
     _common.setup()
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        _common.regenerate()
+        return
     from jbo.benchmarks import get_problem
 
     cache = generate(args)
     plan_keys = [f"{m}/{s}/{b}" for m, s, b in generation_plan(args)]
     configs, y, arch = regression_set(cache, plan_keys)
-    cache = {**cache, "runs": {k: cache["runs"][k] for k in plan_keys}}
     space = get_problem(args.problem, dataset=args.dataset).space()
     results = cross_validate(space, configs, y, arch, args, load_results(RESULTS_FILE))
-    write_report(results, y, arch, args, cache)
+    ran = cache["ran"] + results.pop("ran", 0)
+    if results.get("data_runs") != plan_keys:  # which of the cached runs the NMSE were computed on
+        save_results(RESULTS_FILE, {**results, "data_runs": plan_keys})
+    if ran:
+        _common.record_provenance(SECTION)
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Pieces of one's own cost what jbo's own cost: steady suggestion times side by side, and a warm second process.
 
-Parts (each writes the ``bench_byo`` section of BENCHMARKS.md and experiments/results/bench_byo.json):
+Parts (each stores its result, with the provenance of its run, in experiments/results/bench_byo.json, from
+which BENCHMARKS.md is regenerated: ``experiments/report.py``; ``--report-only``: only that):
 
 * ``steady``: Hartmann6, N observations (random points) padded to one size, seconds per steady suggestion
   (the third model suggestion on: the first ones compile) of the built-in GP (``kernel="matern52"``) and the
@@ -12,6 +13,9 @@ Parts (each writes the ``bench_byo`` section of BENCHMARKS.md and experiments/re
   suggestion program is loaded without tracing).
 
     python experiments/bench_byo.py steady warm --rounds 5
+    python experiments/bench_byo.py --report-only
+
+Single suggestions and fresh processes, not grids of runs: no ``jbo.study``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ import numpy as np  # noqa: E402
 import jbo  # noqa: E402
 from jbo.benchmarks import get_problem  # noqa: E402
 
-RESULTS = os.path.join(_common.RESULTS, "bench_byo.json")
+BAR = 1.2  # issue: a piece of one's own costs at most 1.2× the built-in of the same maths
+
+
+def results_path() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "bench_byo.json")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,19 +139,44 @@ SAME_MATHS = {"kernel object Matern52()": "built-in GP (kernel=\"matern52\")",
               "UCB as a function": "built-in UCB"}
 
 
-def report(results: dict) -> str:
+def _ratios(steady: dict) -> dict:
+    """``{arm: its steady median / that of the built-in of the same maths}`` (:data:`SAME_MATHS`)."""
+    median = {name: statistics.median(times) for name, times in steady["times"].items()}
+    return {name: median[name] / median[ref] for name, ref in SAME_MATHS.items()
+            if name in median and ref in median}
+
+
+def claims() -> list[dict]:
+    """Pieces of one's own (a kernel object, a kernel class, the exact GP as a SurrogateModel, UCB as a function)
+    against the built-in of the same maths, steady seconds per suggestion: ``yes`` when every ratio is ≤ 1.2
+    (the bar), else ``no``."""
+    results = _common.load_results("bench_byo.json", {})
+    what = "Steady suggestion with a kernel, surrogate or acquisition of one's own vs the same maths built in (Hartmann6)"
+    if "steady" not in results:
+        return [_common.claim("jbo", what, f"≤ {BAR}×", "–", "not run", "bench_byo")]
+    ratios = _ratios(results["steady"])
+    return [_common.claim("jbo", what, f"≤ {BAR}× each", f"{min(ratios.values()):.2f}–{max(ratios.values()):.2f}×",
+                          "yes" if max(ratios.values()) <= BAR else "no", "bench_byo")]
+
+
+def report() -> None:
+    _common.update_section("bench_byo", write_report(_common.load_results("bench_byo.json", {})))
+
+
+def write_report(results: dict) -> str:
     lines = ["## Pieces of one's own: the cost of a kernel, acquisition or surrogate passed as a value (bench_byo)"]
     if "steady" in results:
         r = results["steady"]
         median = {name: statistics.median(times) for name, times in r["times"].items()}
+        ratios = _ratios(r)
         lines += ["", results["steady_header"].rstrip(), "",
                   f"Hartmann6, N = {r['n']} observations padded to {r['size']}, {r['inference']} inference; "
-                  f"seconds per steady suggestion, median of {r['rounds']} interleaved rounds:", "",
+                  f"seconds per steady suggestion, median of {r['rounds']} interleaved rounds (bar: ≤ {BAR}× the same"
+                  " maths built in):", "",
                   "| model | s / suggestion | vs the same maths built in | first two suggestions [s] |",
                   "|---|---|---|---|"]
         for name, seconds in median.items():
-            reference = SAME_MATHS.get(name)
-            ratio = (f"{seconds / median[reference]:.2f}" if reference else
+            ratio = (f"{ratios[name]:.2f}" if name in ratios else
                      "reference" if name in SAME_MATHS.values() else "(other maths)")
             lines.append(f"| {name} | {seconds:.3f} | {ratio} | {r['first_two'][name]:.1f} |")
         lines += ["", "The first two suggestions compile (cold and warm fit); a program whose lowered form equals one "
@@ -159,23 +193,31 @@ def report(results: dict) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="+", choices=["steady", "warm"])
+    parts = ["steady", "warm"]
+    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--size", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--inference", default="slice")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
     args = parser.parse_args()
+    args.parts = args.parts or []
+    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
+        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
+    if not args.parts and not args.report_only:
+        parser.error("name a part (steady, warm) or give --report-only")
     _common.setup()
-    results = json.load(open(RESULTS)) if os.path.exists(RESULTS) else {}
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
     for part in args.parts:
         print(f"running {part} ...", flush=True)
-        results[part] = {"steady": part_steady, "warm": part_warm}[part](args)
-        results[part + "_header"] = _common.header()
-        with open(RESULTS, "w") as f:
-            json.dump(results, f, indent=1)
-    text = report(results)
-    _common.update_section("bench_byo", text)
-    print(text)
+        result = {"steady": part_steady, "warm": part_warm}[part](args)
+        _common.record_provenance("bench_byo")
+        _common.merge_results(results_path(), [([part], result), ([part + "_header"], _common.header("bench_byo"))])
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Compilation and the compiled path, measured side by side (issue 16's bars).
 
-Parts (each writes its BENCHMARKS.md section and experiments/results/bench_compiled.json):
+Parts (each stores its result, with the provenance of its run, in experiments/results/bench_compiled.json,
+from which BENCHMARKS.md is regenerated: ``experiments/report.py``; ``--report-only``: only that):
 
 * ``many``: 10 seeds of Hartmann6 at 60 evaluations, GP with MAP: ``jbo.minimize_many`` (one
   program for all seeds) against ``jbo.minimize`` seed after seed in one process. Each side runs in
@@ -16,6 +17,10 @@ Parts (each writes its BENCHMARKS.md section and experiments/results/bench_compi
 
     python experiments/bench_compiled.py many fresh step --repeats 3 --peers-python /work/peers-venv/bin/python
     python experiments/bench_compiled.py parity --seeds 30
+    python experiments/bench_compiled.py --report-only
+
+Timings of paths against each other, not grids of runs: the parts call ``minimize_many`` and ``minimize``
+themselves (``jbo.study``'s own bars are bench_study's).
 """
 
 from __future__ import annotations
@@ -33,7 +38,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-RESULTS = os.path.join(_common.RESULTS, "bench_compiled.json")
+
+
+def results_path() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "bench_compiled.json")
+
 
 MANY = r"""
 import time, json
@@ -147,8 +157,6 @@ def part_step(args) -> dict:
 
 
 def part_parity(args) -> dict:
-    import numpy as np
-
     import jbo
     from jbo.benchmarks import get_problem
 
@@ -163,14 +171,33 @@ def part_parity(args) -> dict:
             "minimize_seconds": time.perf_counter() - start}
 
 
-def _mean_se(values):
-    import numpy as np
+def _parity(r: dict):
+    """``((many mean, se), (minimize mean, se), difference, two standard errors of the difference)``."""
+    (mm, ms), (am, ase) = _common.mean_se(r["minimize_many"]), _common.mean_se(r["minimize"])
+    return (mm, ms), (am, ase), mm - am, 2 * (ms ** 2 + ase ** 2) ** 0.5
 
-    values = np.asarray(values, float)
-    return values.mean(), values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
+
+def claims() -> list[dict]:
+    """The compiled path's quality parity: ``jbo.minimize_many`` and ``jbo.minimize`` over the same seeds of
+    Hartmann6 at 100 evaluations with the defaults reach the same mean best: ``yes`` when the difference is
+    within two standard errors of the difference, else ``no``. (Its speed bars, issue #29's, are
+    bench_study's claims, measured there on one commit.)"""
+    results = _common.load_results("bench_compiled.json", {})
+    what = "Hartmann6 at 100 evaluations, defaults: minimize_many's mean best equals minimize's (same seeds)"
+    bar = "difference within 2 s.e. of the difference"
+    if "parity" not in results:
+        return [_common.claim("jbo", what, bar, "–", "not run", "bench_compiled")]
+    (mm, _), (am, _), diff, two_se = _parity(results["parity"])
+    n = len(results["parity"]["minimize"])
+    return [_common.claim("jbo", what, bar, f"{mm:.4f} vs {am:.4f} ({n} seeds; 2 s.e. {two_se:.4f})",
+                          "yes" if abs(diff) <= two_se else "no", "bench_compiled")]
 
 
-def report(results: dict) -> str:
+def report() -> None:
+    _common.update_section("bench_compiled", write_report(_common.load_results("bench_compiled.json", {})))
+
+
+def write_report(results: dict) -> str:
     lines = ["## Compilation and the compiled path (bench_compiled)"]
     med = lambda rows, key="wall": statistics.median(r[key] for r in rows)
     if "many" in results:
@@ -179,69 +206,76 @@ def report(results: dict) -> str:
         lines += ["", results["many_header"].rstrip()]
         lines += ["", "10 seeds of Hartmann6 at 60 evaluations, GP (MAP), each side in a fresh process without "
                   "the persistent cache (its compilations included); medians of "
-                  f"{len(r['minimize'])} runs:", "",
+                  f"{len(r['minimize'])} runs; ratio minimize_many / minimize **{many / seq:.2f}**:", "",
                   "| path | wall time [s] | of which compiling [s] | mean best |", "|---|---|---|---|",
                   f"| `jbo.minimize_many` (one program, 10 seeds) | {many:.1f} | "
                   f"{med(r['minimize_many'], 'compile'):.1f} | {statistics.mean(r['minimize_many'][0]['best']):.4f} |",
                   f"| `jbo.minimize`, seed after seed | {seq:.1f} | first seed {med(r['minimize'], 'first_seed'):.1f} | "
-                  f"{statistics.mean(r['minimize'][0]['best']):.4f} |", "",
-                  f"Ratio minimize_many / minimize: **{many / seq:.2f}**."]
+                  f"{statistics.mean(r['minimize'][0]['best']):.4f} |"]
     if "fresh" in results:
         r = results["fresh"]
         runs = lambda v: ", ".join(f"{x['wall']:.1f}" for x in v)
         rows = [f"| {k} | {med(v):.1f} | {runs(v)} | {v[0]['best']:.4f} |" for k, v in r.items()]
+        ratio = ""
+        if "optuna" in r:
+            o = med(r["optuna"])
+            ratio = (f"; jbo / Optuna: empty cache **{med(r['jbo, empty cache']) / o:.2f}**, "
+                     f"warm cache **{med(r['jbo, warm cache']) / o:.2f}**")
         lines += ["", results["fresh_header"].rstrip()]
         lines += ["", "A fresh Python process running Hartmann6 at 100 evaluations with the defaults (jbo: GP, "
                   "slice sampling of 10 hyperparameter samples per suggestion, EI; Optuna: GPSampler, a MAP fit), "
-                  "and jbo with MAP inference for comparison, wall time of the whole process. A warm cache "
+                  "and jbo with MAP inference for comparison, wall time of the whole process; a warm cache "
                   "holds JAX's compiled programs and jbo's stored suggestion programs (loaded without "
-                  "tracing, `jbo.cache.StoredProgram`):", "",
+                  f"tracing, `jbo.cache.StoredProgram`){ratio}:", "",
                   "| run | median [s] | runs [s] | best |", "|---|---|---|---|", *rows]
-        if "optuna" in r:
-            o = med(r["optuna"])
-            lines += ["", f"jbo / Optuna: empty cache **{med(r['jbo, empty cache']) / o:.2f}**, "
-                          f"warm cache **{med(r['jbo, warm cache']) / o:.2f}**."]
     if "step" in results:
         r = results["step"]
         lines += ["", results["step_header"].rstrip()]
         lines += ["", f"The README's \"write your own BO step\" loop (Matérn + RQ kernel, MAP, N = {r['n'][0]}–"
                   f"{r['n'][1]}, padded to 32) against `jbo.Optimizer` suggestions (Matérn, MAP, same N and "
-                  "padding), steady iterations:", "",
+                  f"padding), steady iterations; ratio **{r['own_median'] / r['optimizer_median']:.2f}**:", "",
                   "| loop | median per iteration [ms] |", "|---|---|",
-                  f"| README step | {1000 * r['own_median']:.1f} |", f"| `jbo.Optimizer.ask` | {1000 * r['optimizer_median']:.1f} |",
-                  "", f"Ratio: **{r['own_median'] / r['optimizer_median']:.2f}**."]
+                  f"| README step | {1000 * r['own_median']:.1f} |", f"| `jbo.Optimizer.ask` | {1000 * r['optimizer_median']:.1f} |"]
     if "parity" in results:
         r = results["parity"]
-        (mm, ms), (am, ase) = _mean_se(r["minimize_many"]), _mean_se(r["minimize"])
+        (mm, ms), (am, ase), diff, two_se = _parity(r)
         lines += ["", results["parity_header"].rstrip()]
-        lines += ["", f"Quality parity, Hartmann6 at 100 evaluations with the defaults, {len(r['minimize'])} seeds:", "",
+        lines += ["", f"Quality parity, Hartmann6 at 100 evaluations with the defaults, {len(r['minimize'])} seeds:"
+                  f" difference {diff:+.4f}, two standard errors of the difference {two_se:.4f} (the summary's"
+                  " verdict: `yes` when the difference is within them):", "",
                   "| path | mean best ± s.e. | wall time [s] |", "|---|---|---|",
                   f"| `jbo.minimize_many` | {mm:.4f} ± {ms:.4f} | {r['many_seconds']:.0f} "
                   f"(compiling {r['many_compile']:.0f}) |",
-                  f"| `jbo.minimize` | {am:.4f} ± {ase:.4f} | {r['minimize_seconds']:.0f} |", "",
-                  f"Difference {mm - am:+.4f}, two standard errors of the difference "
-                  f"{2 * (ms**2 + ase**2) ** 0.5:.4f}."]
+                  f"| `jbo.minimize` | {am:.4f} ± {ase:.4f} | {r['minimize_seconds']:.0f} |"]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="+", choices=["many", "fresh", "step", "parity"])
+    parts = ["many", "fresh", "step", "parity"]
+    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--peers-python", default=None, help="an interpreter with optuna installed")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
     args = parser.parse_args(argv)
+    args.parts = args.parts or []
+    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
+        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
+    if not args.parts and not args.report_only:
+        parser.error("name a part (many, fresh, step, parity) or give --report-only")
     _common.setup()
-    results = json.load(open(RESULTS)) if os.path.exists(RESULTS) else {}
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
     for part in args.parts:
         print(f"running {part} ...", flush=True)
-        results[part] = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)
-        results[part + "_header"] = _common.header()
-        with open(RESULTS, "w") as f:
-            json.dump(results, f, indent=1)
-    text = report(results)
-    _common.update_section("bench_compiled", text)
-    print(text)
+        result = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)
+        _common.record_provenance("bench_compiled")
+        _common.merge_results(results_path(), [([part], result), ([part + "_header"], _common.header("bench_compiled"))])
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Ablations at the speed of running: ``jbo.study`` against one ``minimize_many`` per arm, and the
 whole-run program against the ask/tell loop (issue 29's bars).
 
-Parts (each writes experiments/results/bench_study.json; ``report`` writes the BENCHMARKS.md section):
+Parts (each stores its result, with the provenance of its run, in experiments/results/bench_study.json;
+BENCHMARKS.md is then regenerated from the stored results, ``experiments/report.py``; ``report`` alone only
+regenerates it):
 
 * ``grid``: GP-MAP with ``ei``, ``ucb``, ``pi`` and ``ucb`` with ``ucb_beta=4``, 10 seeds of Hartmann6 at 60
   evaluations: one ``jbo.study`` in a fresh process against four ``jbo.minimize_many`` calls in another,
@@ -16,7 +18,9 @@ Parts (each writes experiments/results/bench_study.json; ``report`` writes the B
     python experiments/bench_study.py grid seeds --repeats 2
     python experiments/bench_study.py many --seeds 30
     python experiments/bench_study.py stages --stage-seeds 10
-    python experiments/bench_study.py report
+    python experiments/bench_study.py report          # or --report-only
+
+Timings of calls against each other (fresh processes, empty caches), so the parts keep their drivers.
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-RESULTS = os.path.join(_common.RESULTS, "bench_study.json")
+# Issue #29's bars.
+GRID_BAR = 0.5  # a 4-arm study at most half the time of four minimize_many calls
+SEEDS_BAR = 0.1  # a study over 6 seeds after one over 5 compiles at most 10 % of the first
+MANY_BAR = 0.6  # minimize_many over 30 seeds at most 0.6× 30 sequential jbo.minimize, same best values
+
+
+def results_path() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "bench_study.json")
 
 ARMS = """{"ei": dict(inference="map"), "ucb": dict(inference="map", acquisition="ucb"),
         "pi": dict(inference="map", acquisition="pi"),
@@ -150,14 +162,50 @@ def part_stages(args) -> dict:
     return out
 
 
-def _mean_se(values):
-    import numpy as np
+def claims() -> list[dict]:
+    """Issue #29's bars, each ``yes`` when met by the stored figures, else ``no`` (``not run`` without them):
+    the 4-arm grid's ``jbo.study`` wall time ≤ 0.5× four ``minimize_many`` calls (medians of the repeats);
+    the second study (6 seeds after 5, one process) compiling ≤ 10 % of the first; ``minimize_many`` over
+    30 seeds of Hartmann6 at 100 ≤ 0.6× 30 sequential ``jbo.minimize``, with the same best value (to
+    1e-6) on every seed."""
+    results = _common.load_results("bench_study.json", {})
+    med = lambda rows, key="wall": statistics.median(r[key] for r in rows)
+    rows = []
+    what = "4-arm grid (GP-MAP ei, ucb, pi, ucb β=4; 10 seeds, Hartmann6 at 60): jbo.study vs four minimize_many calls"
+    if "grid" in results:
+        ratio = med(results["grid"]["study"]) / med(results["grid"]["minimize_many"])
+        rows.append(_common.claim("jbo", what, f"≤ {GRID_BAR}×", f"{ratio:.2f}×", "yes" if ratio <= GRID_BAR else "no",
+                                  "bench_study"))
+    else:
+        rows.append(_common.claim("jbo", what, f"≤ {GRID_BAR}×", "–", "not run", "bench_study"))
+    what = "The same study over 6 seeds after 5, one process: the second call's compile time vs the first's"
+    if "seeds" in results:
+        first, second = (c["compile"] for c in results["seeds"]["calls"][:2])
+        share = second / first if first > 0 else float("inf")
+        rows.append(_common.claim("jbo", what, f"≤ {100 * SEEDS_BAR:.0f} %",
+                                  f"{second:.1f} s of {first:.1f} s ({100 * share:.0f} %)",
+                                  "yes" if share <= SEEDS_BAR else "no", "bench_study"))
+    else:
+        rows.append(_common.claim("jbo", what, f"≤ {100 * SEEDS_BAR:.0f} %", "–", "not run", "bench_study"))
+    what = "minimize_many, 30 seeds of Hartmann6 at 100 (defaults) vs 30 sequential jbo.minimize, identical results"
+    bar = f"≤ {MANY_BAR}×, same best values"
+    if "many" in results:
+        many, seq = results["many"]["minimize_many"], results["many"]["minimize"]
+        ratio, n = many["wall"] / seq["wall"], len(many["best"])
+        same = sum(abs(a - b) < 1e-6 for a, b in zip(many["best"], seq["best"]))
+        met = ratio <= MANY_BAR and same == n == len(seq["best"])
+        rows.append(_common.claim("jbo", what, bar, f"{ratio:.2f}×, {same}/{n} seeds the same", "yes" if met else "no",
+                                  "bench_study"))
+    else:
+        rows.append(_common.claim("jbo", what, bar, "–", "not run", "bench_study"))
+    return rows
 
-    values = np.asarray(values, float)
-    return values.mean(), values.std(ddof=1) / np.sqrt(len(values))
+
+def report() -> None:
+    _common.update_section("bench_study", write_report(_common.load_results("bench_study.json", {})))
 
 
-def report(results: dict) -> str:
+def write_report(results: dict) -> str:
     lines = ["## Ablations as one program (bench_study)"]
     med = lambda rows, key="wall": statistics.median(r[key] for r in rows)
     if "grid" in results:
@@ -165,18 +213,22 @@ def report(results: dict) -> str:
         study, calls = med(r["study"]), med(r["minimize_many"])
         lines += ["", results["grid_header"].rstrip(), "",
                   "GP-MAP arms `ei`, `ucb`, `pi`, `ucb` with `ucb_beta=4`, 10 seeds of Hartmann6 at 60 evaluations; each "
-                  f"side a fresh process with an empty compilation cache; medians of {len(r['study'])} alternating runs:",
+                  f"side a fresh process with an empty compilation cache; medians of {len(r['study'])} alternating runs;"
+                  f" ratio study / minimize_many calls **{study / calls:.2f}** (bar ≤ {GRID_BAR}); mean best per arm,"
+                  f" study {[round(b, 3) for b in r['study'][0]['best']]},"
+                  f" calls {[round(b, 3) for b in r['minimize_many'][0]['best']]}:",
                   "", "| path | wall [s] | compiling [s] | programs |", "|---|---|---|---|",
                   f"| `jbo.study`, 4 arms | {study:.1f} | {med(r['study'], 'compile'):.1f} | "
                   f"{r['study'][0]['programs']} |",
                   f"| 4 × `jbo.minimize_many` | {calls:.1f} | "
-                  f"{statistics.median(sum(x['compile']) for x in r['minimize_many']):.1f} | 4 |", "",
-                  f"Ratio study / minimize_many calls: **{study / calls:.2f}**; mean best per arm, study "
-                  f"{[round(b, 3) for b in r['study'][0]['best']]}, calls {[round(b, 3) for b in r['minimize_many'][0]['best']]}."]
+                  f"{statistics.median(sum(x['compile']) for x in r['minimize_many']):.1f} | 4 |"]
     if "seeds" in results:
         calls = results["seeds"]["calls"]
+        header = results.get("seeds_header")
+        lines += ["", header.rstrip()] if header and header != results.get("grid_header") else []
         lines += ["", f"The same study over 5 seeds, then over 6 in the same process: compile seconds "
-                  f"{calls[0]['compile']:.1f}, then {calls[1]['compile']:.1f}."]
+                  f"{calls[0]['compile']:.1f}, then {calls[1]['compile']:.1f}"
+                  f" (bar ≤ {100 * SEEDS_BAR:.0f} % of the first)."]
     if "many" in results:
         r = results["many"]
         many, seq = r["minimize_many"], r["minimize"]
@@ -184,45 +236,54 @@ def report(results: dict) -> str:
         same = sum(abs(a - b) < 1e-6 for a, b in zip(many["best"], seq["best"]))
         lines += ["", results["many_header"].rstrip(), "",
                   f"{n} seeds of Hartmann6 at 100 evaluations, defaults (GP, slice sampling, EI), each side a fresh "
-                  "process with an empty cache:", "",
+                  f"process with an empty cache; ratio **{many['wall'] / seq['wall']:.2f}** (bar ≤ {MANY_BAR}); the same"
+                  f" best value (to 1e-6) on {same} of {n} seeds:", "",
                   "| path | wall [s] | compiling [s] | mean best ± s.e. |", "|---|---|---|---|",
                   f"| `jbo.minimize_many` | {many['wall']:.1f} | {many['compile']:.1f} | "
-                  "{:.4f} ± {:.4f} |".format(*_mean_se(many["best"])),
+                  "{:.4f} ± {:.4f} |".format(*_common.mean_se(many["best"])),
                   f"| `jbo.minimize`, seed after seed | {seq['wall']:.1f} | | "
-                  "{:.4f} ± {:.4f} |".format(*_mean_se(seq["best"])), "",
-                  f"Ratio: **{many['wall'] / seq['wall']:.2f}**; the same best value (to 1e-6) on {same} of {n} seeds."]
+                  "{:.4f} ± {:.4f} |".format(*_common.mean_se(seq["best"]))]
     if "stages" in results:
         r = results["stages"]
         lines += ["", results["stages_header"].rstrip(), "",
                   f"Staging of the whole-run program, {len(next(iter(r.values()))['best'])} seeds of the same runs "
-                  "through `jbo.study`, fresh process, empty cache:", "",
+                  "through `jbo.study`, fresh process, empty cache. Running is the sum of the runs' seconds (two runs at"
+                  " a time, one per core: more than the wall time); the default keeps `jbo.minimize`'s sizes, so a"
+                  " compiled run is the run it makes:", "",
                   "| stages | compiling [s] | of which tracing [s] | running [s] | wall [s] |", "|---|---|---|---|---|",
                   *[f"| {k} | {v['compile']:.1f} | {v['trace']:.1f} | {v['running']:.1f} | {v['wall']:.1f} |"
                     for k, v in r.items()]]
-        lines += ["", "Running is the sum of the runs' seconds (two runs at a time, one per core: more than the wall "
-                  "time). The default keeps `jbo.minimize`'s sizes, so a compiled run is the run it makes."]
-    lines += ["", "Notes: the machine was shared with other test runs during the grid's first repeats (ratios 0.60 "
-              "and 0.63 then, before the acquisition choice integrated its samples once) and the stages part "
-              "(load 4–5); the rows above are the last runs."]
+    lines += ["", "Summary verdicts: each of issue #29's bars (grid, seeds, many) is `yes` when the figures above meet"
+              " it. The machine was shared during the grid's first repeats (ratios 0.60, 0.63, before the acquisition"
+              " choice integrated its samples once) and the stages part (load 4–5); the rows above are the last runs."]
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("parts", nargs="+", choices=["grid", "seeds", "many", "stages", "report"])
+    parts = ["grid", "seeds", "many", "stages", "report"]
+    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md (as the part 'report')")
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--stage-seeds", type=int, default=10)
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
     args = parser.parse_args()
-    results = json.load(open(RESULTS)) if os.path.exists(RESULTS) else {}
-    for part in args.parts:
+    args.parts = args.parts or []
+    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
+        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
+    if not args.parts and not args.report_only:
+        parser.error("name a part (grid, seeds, many, stages, report) or give --report-only")
+    _common.setup(cache=False)  # this process only records; the parts run in fresh processes of their own
+    _common.use_results_dir(args.results_dir)
+    for part in [] if args.report_only else args.parts:
         if part == "report":
             continue
-        results[part] = globals()[f"part_{part}"](args)
-        results[f"{part}_header"] = _common.header()
-        with open(RESULTS, "w") as f:
-            json.dump(results, f, indent=1)
-    _common.update_section("bench_study", report(results))
+        result = globals()[f"part_{part}"](args)
+        _common.record_provenance("bench_study")
+        _common.merge_results(results_path(), [([part], result), ([f"{part}_header"], _common.header("bench_study"))])
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ steady-state cost of one suggestion = hyperparameter fit + acquisition maximisat
 (``experiments/peers.py``: Optuna's GPSampler and BoTorch SingleTaskGP + LogEI with
 ``optimize_acqf(num_restarts=10, raw_samples=512)``) are timed in the same run on the same data sizes.
 
+The rows go to experiments/results/bench_suggest.json, from which BENCHMARKS.md is regenerated
+(``experiments/report.py``; ``--report-only``: only that). Single suggestions, not a grid of runs: no ``jbo.study``.
+
     python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
+        [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
@@ -67,35 +71,67 @@ def main(argv=None):
                         help="largest N for GP-slice (each suggestion is hundreds of O(N^3) factorisations)")
     parser.add_argument("--max-seconds", type=float, default=120.0,
                         help="stop a method at larger N once one suggestion exceeds this")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
     args = parser.parse_args(argv)
     _common.setup(cache=False)  # compile times are part of what is measured
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
     rows, stopped = [], set()
     for n in args.n:
         for method in args.methods:
             if method in stopped or (method in ("slice", "nuts") and n > args.slice_max_n):
                 continue
             r = time_jbo(method, n, args.repeats) if method in ("map", "slice", "nuts") else time_peer(method, n, args.repeats)
-            rows.append(r)
+            rows.append({**r, "repeats": args.repeats})
             print(json.dumps(r), flush=True)
             if r["seconds_per_suggestion"] > args.max_seconds:
                 stopped.add(method)
     os.makedirs(_common.RESULTS, exist_ok=True)
     json.dump(rows, open(os.path.join(_common.RESULTS, "bench_suggest.json"), "w"), indent=1)
-    write_report(rows, args)
+    _common.record_provenance("bench_suggest")
+    _common.regenerate()
 
 
-def rewrite_report(path=None, repeats=3):
-    """Regenerate the BENCHMARKS.md section from the saved results without re-running."""
-    path = path or os.path.join(_common.RESULTS, "bench_suggest.json")
-    write_report(json.load(open(path)), argparse.Namespace(repeats=repeats))
+CLAIM_N = 200
+PEERS = {"optuna-gp": "Optuna GPSampler", "botorch-logei": "BoTorch"}
+OURS = {"jbo gp-map": "MAP", "jbo gp-slice": "slice"}
 
 
-def write_report(rows, args):
+def claims() -> list[dict]:
+    """Seconds per steady suggestion at N = 200 (headline): jbo's GP with MAP and with slice sampling against
+    Optuna's GPSampler and BoTorch timed in the same run. ``yes`` when both jbo rows are no slower than the
+    faster peer, ``partly`` when one is, ``no`` when neither; ``not run`` without the rows."""
+    rows = {r["method"]: r["seconds_per_suggestion"] for r in _common.load_results("bench_suggest.json", [])
+            if r["n"] == CLAIM_N}
+    ours = {m: rows.get(m) for m in OURS}
+    peers = {m: rows[m] for m in PEERS if m in rows}
+    what = (f"Seconds per suggestion, Hartmann6, N = {CLAIM_N}: jbo GP (MAP, slice) vs Optuna GPSampler and BoTorch"
+            " (peers' figures from the same run)")
+    paper = ", ".join(f"{PEERS[m]} {seconds:.3f} s" for m, seconds in peers.items()) or "–"
+    if None in ours.values() or not peers:
+        figure = ", ".join(f"{OURS[m]} {s:.3f} s" for m, s in ours.items() if s is not None) or "–"
+        return [_common.claim("jbo", what, paper, figure, "not run", "bench_suggest", headline=True)]
+    fastest = min(peers.values())
+    faster = sum(seconds <= fastest for seconds in ours.values())
+    verdict = {2: "yes", 1: "partly", 0: "no"}[faster]
+    figure = ", ".join(f"{OURS[m]} {s:.3f} s" for m, s in ours.items())
+    return [_common.claim("jbo", what, paper, figure, verdict, "bench_suggest", headline=True)]
+
+
+def report() -> None:
+    write_report(_common.load_results("bench_suggest.json", []))
+
+
+def write_report(rows, args=None):
+    repeats = rows[0].get("repeats", 3) if rows else 3  # rows stored before ``repeats`` was stored: 3
     methods = list(dict.fromkeys(r["method"] for r in rows))
     ns = sorted({r["n"] for r in rows})
     get = {(r["method"], r["n"]): r for r in rows}
-    lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header(),
-             f"Median of {args.repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
+    lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
+             f"Median of {repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
              " maximisation, float64, default settings: slice = 10 samples after 5 warm-started sweeps; MAP = L-BFGS"
              " from the last estimate). Peers measured in the same process, same N; `experiments/peers.py` pins"
              " their versions (Optuna 5.0.0 GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI,"
@@ -116,6 +152,8 @@ def write_report(rows, args):
         cells = [f"{get[(m, n)]['compile_seconds']:.1f} s ({get[(m, n)]['n_pad']})" if (m, n) in get else "–"
                  for n in ns]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    lines += ["", f"Summary verdict (N = {CLAIM_N}): `yes` when jbo's MAP and slice rows are both no slower than the faster"
+              " peer, `partly` when one is, `no` when neither."]
     _common.update_section("bench_suggest", "\n".join(lines))
 
 

@@ -11,9 +11,13 @@ warm-started sweeps and 10 kept samples, then the acquisition search). "First ca
 apart: compilation plus the cold fit's extra sweeps. Both models run with their defaults, measured side by
 side in one process, JAX's persistent compile cache off: ``bock`` with BOCK's search (20 000 fresh Sobol
 anchors, top 20, 200 Adam steps), ``gp`` with jbo's default search (1 024 + 256 anchors, top 10, 100 Adam
-steps), a much smaller one. ``matern`` (the paper's non-ARD baseline with BOCK's search) is optional.
+steps), a much smaller one. ``matern`` (the paper's non-ARD baseline with BOCK's search) is optional. A timing
+benchmark of single suggestions, not a grid of runs (no ``jbo.study``): the rows go to
+``experiments/results/bock_scaling.json``; the run's provenance is recorded and BENCHMARKS.md regenerated from
+the stored results (``report()``, ``claims()``); ``--report-only`` only regenerates.
 
     python experiments/bock_scaling.py [--dims 10 20 50 100 200 500] [--n 200] [--extra 100:600]
+        [--report-only] [--results-dir DIR]
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-RESULTS = os.path.join(_common.RESULTS, "bock_scaling.json")
+RESULTS_FILE = "bock_scaling.json"
+SECTION = "bock_scaling"
 
 
 def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0) -> dict:
@@ -68,12 +73,17 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=2, help="steady calls after the first two")
     parser.add_argument("--max-seconds", type=float, default=300.0,
                         help="skip a method at larger d (same N) once one steady suggestion takes longer")
-    parser.add_argument("--results", default=RESULTS)
-    parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--no-report", action="store_true")
+    parser.add_argument("--results", default=None, help=f"results JSON (default experiments/results/{RESULTS_FILE});"
+                        " rows stored elsewhere record no provenance and are not in the report")
+    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
+                        " instead of the repository's (checks on tiny settings)")
+    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
+    parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md alone")
     args = parser.parse_args(argv)
     _common.setup(cache=False)  # compile times are part of what is measured
-    rows = json.load(open(args.results)) if args.report_only else []
+    _common.use_results_dir(args.results_dir)
+    path = args.results or os.path.join(_common.RESULTS, RESULTS_FILE)
+    rows = []
     if not args.report_only:
         points = [(d, args.n) for d in args.dims] + [tuple(int(v) for v in e.split(":")) for e in args.extra]
         stopped = set()
@@ -88,14 +98,70 @@ def main(argv=None):
                 print(json.dumps(row), flush=True)
                 if row["seconds_per_suggestion"] > args.max_seconds:
                     stopped.add((method, n))
-                os.makedirs(os.path.dirname(args.results), exist_ok=True)
-                json.dump(rows, open(args.results, "w"), indent=1)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                json.dump(rows, open(path, "w"), indent=1)
         print(f"wall time {time.perf_counter() - started:.0f} s", flush=True)
+        if rows and args.results is None:
+            _common.record_provenance(SECTION)
     if not args.no_report:
-        write_report(rows, args)
+        _common.regenerate()
 
 
-def write_report(rows, args):
+def report() -> None:
+    """Rewrite the ``bock_scaling`` section from the stored timings (no runs)."""
+    write_report(_common.load_results(RESULTS_FILE, []))
+
+
+def steady(rows) -> dict:
+    """``{(method, d, N): seconds per suggestion}`` of the rows measured (not skipped)."""
+    return {(r["method"], r["dim"], r["n"]): r["seconds_per_suggestion"] for r in rows if not r.get("skipped")}
+
+
+def growth(rows):
+    """``(N, d_low, d_high, {method: (s at d_low, s at d_high)})`` for BOCK and the ARD GP over the widest range
+    of dimensions both were measured at with one N, or None."""
+    get = steady(rows)
+    best = None
+    for n in sorted({r["n"] for r in rows}):
+        dims = sorted(d for (m, d, k) in get if m == "bock" and k == n and ("gp", d, n) in get)
+        if len(dims) >= 2 and (best is None or dims[-1] / dims[0] > best[2] / best[1]):
+            best = (n, dims[0], dims[-1])
+    if best is None:
+        return None
+    n, lo, hi = best
+    return n, lo, hi, {m: (get[m, lo, n], get[m, hi, n]) for m in ("bock", "gp")}
+
+
+def claims() -> list[dict]:
+    """Oh et al.'s Fig. 4 (plotted only: whole-run wall-clock time against d, BOCK less affected than an ARD GP):
+    ``yes`` when BOCK's steady seconds per suggestion grow by a smaller factor than jbo's ARD GP's over the
+    widest range of d measured for both at one N, else ``no``. jbo's own bar (issue 13): BOCK faster per
+    suggestion than the ARD GP at d = 100, N = 600: ``yes`` / ``no``."""
+    rows = _common.load_results(RESULTS_FILE, [])
+    g = growth(rows)
+    what = "time per suggestion grows more slowly with the dimension for BOCK than for an ARD GP"
+    paper = "plotted only (whole runs at d = 20, 50, 100: BOCK less affected by d than Spearmint)"
+    if g is None:
+        out = [_common.claim("Oh et al. 2018, Fig. 4", what, paper, "–", "not run", SECTION)]
+    else:
+        n, lo, hi, times = g
+        factor = {m: b / a for m, (a, b) in times.items()}
+        out = [_common.claim("Oh et al. 2018, Fig. 4", what + f" (N = {n}, d = {lo} → {hi})", paper,
+                             "; ".join(f"{label} ×{factor[m]:.1f} ({times[m][0]:.2f} → {times[m][1]:.2f} s)"
+                                       for m, label in (("bock", "BOCK"), ("gp", "ARD GP"))),
+                             "yes" if factor["bock"] < factor["gp"] else "no", SECTION)]
+    get = steady(rows)
+    what = "BOCK faster per suggestion than jbo's ARD GP at d = 100, N = 600 (issue 13)"
+    if ("bock", 100, 600) in get and ("gp", 100, 600) in get:
+        b, a = get["bock", 100, 600], get["gp", 100, 600]
+        out.append(_common.claim("jbo", what, "–", f"{b:.2f} s vs {a:.2f} s ({a / b:.1f}×)", "yes" if b < a else "no",
+                                 SECTION))
+    else:
+        out.append(_common.claim("jbo", what, "–", "–", "not run", SECTION))
+    return out
+
+
+def write_report(rows):
     methods = list(dict.fromkeys(r["method"] for r in rows))
     points = sorted({(r["n"], r["dim"]) for r in rows})
     get = {(r["method"], r["dim"], r["n"]): r for r in rows}
@@ -108,18 +174,23 @@ def write_report(rows, args):
             return "skipped"
         return f"{r[field]:.2f} s" if field == "seconds_per_suggestion" else f"{r[field]:.0f} s"
 
-    lines = ["## BOCK: seconds per suggestion vs dimension", "", _common.header(),
-             f"Median of {args.repeats} steady suggestions (the third call on), N random observations of BOCK's"
-             " normalised Rosenbrock, buffers padded to exactly N, float64, 10 slice samples per suggestion"
-             " (5 warm-started sweeps), both models measured side by side in one process on a shared 2-core"
-             " machine (other jobs running: treat ±30 % as noise). Each model with its defaults (BOCK: the"
-             " authors' priors in the objective's units) and its default search: BOCK"
-             " 20 000 Sobol anchors + 10 local, top 20, 200 Adam steps; the ARD GP 1 024 + 256 anchors, top 10,"
-             " 100 Adam steps (BOCK scores ~16× more anchors and runs twice the Adam starts and steps). \"first − steady\": the first call"
-             " minus a steady one, i.e. compilation plus the cold fit's 50 burn-in sweeps.", "",
-             "| N | d | " + " | ".join(f"{m} s / suggestion" for m in methods) + " | "
-             + " | ".join(f"{m} first − steady" for m in methods) + " |",
-             "|---|---|" + "---|" * (2 * len(methods))]
+    lines = ["## BOCK: seconds per suggestion vs dimension", "", _common.header(SECTION)]
+    if not rows:
+        _common.update_section(SECTION, "\n".join(lines + ["Not run yet."]))
+        return
+    repeats = min(len(r["calls"]) for r in rows if not r.get("skipped")) - 2
+    lines += [f"Median of {repeats} steady suggestions (the third call on), N random observations of BOCK's"
+              " normalised Rosenbrock, buffers padded to exactly N, float64, 10 slice samples per suggestion"
+              " (5 warm-started sweeps), both models measured side by side in one process on a shared 2-core"
+              " machine (other jobs running: treat ±30 % as noise). Each model with its defaults (BOCK: the"
+              " authors' priors in the objective's units) and its default search: BOCK"
+              " 20 000 Sobol anchors + 10 local, top 20, 200 Adam steps; the ARD GP 1 024 + 256 anchors, top 10,"
+              " 100 Adam steps (BOCK scores ~16× more anchors and runs twice the Adam starts and steps)."
+              " \"first − steady\": the first call minus a steady one, i.e. compilation plus the cold fit's 50"
+              " burn-in sweeps.", "",
+              "| N | d | " + " | ".join(f"{m} s / suggestion" for m in methods) + " | "
+              + " | ".join(f"{m} first − steady" for m in methods) + " |",
+              "|---|---|" + "---|" * (2 * len(methods))]
     for n, d in points:
         lines.append(f"| {n} | {d} | " + " | ".join(cell(m, d, n, "seconds_per_suggestion") for m in methods)
                      + " | " + " | ".join(cell(m, d, n, "first_minus_steady") for m in methods) + " |")
@@ -131,10 +202,13 @@ def write_report(rows, args):
                   f" suggestion vs the ARD GP's {gp['seconds_per_suggestion']:.2f} s ({ratio:.1f}×): {verdict}; first"
                   f" call − steady (compilation + cold fit) {bock['first_minus_steady']:.0f} s vs"
                   f" {gp['first_minus_steady']:.0f} s."]
-    figure = os.path.join("experiments", "figures", "bock_scaling.png")
-    _plot(rows, os.path.join(_common.ROOT, figure))
-    lines += ["", f"Figure: `{figure}`."]
-    _common.update_section("bock_scaling", "\n".join(lines))
+    lines += ["", "Summary verdicts: Fig. 4's claim is reproduced when BOCK's time per suggestion grows by a smaller"
+              " factor than the ARD GP's over the widest range of d measured for both at one N."]
+    path = os.path.join(_common.FIGURES, "bock_scaling.png")
+    if _common.PLOTS:
+        _plot(rows, path)
+    lines += ["", f"Figure: `{_common.display_path(path)}`."]
+    _common.update_section(SECTION, "\n".join(lines))
 
 
 def _plot(rows, path):

@@ -8,25 +8,26 @@ sizeable share of the box, the "evaluation crashed" constraint of Snoek et al. (
 * ``branin_crash``: Branin, crashing for x1 > 4 (40 %; two minimisers lost, the third 0.86 from the edge);
 * ``hartmann6_crash``: Hartmann6, crashing where x1 + x2 > 1 (50 %; the optimum has x1 + x2 = 0.35).
 
-Methods (jbo's GP, MAP inference, all seeds of a method in one ``jbo.minimize_many`` call):
+Methods (jbo's GP, MAP inference; a problem's methods and seeds in one ``jbo.study``, where ``worst`` and
+``ignore`` share a compiled program):
 ``cei`` (``failures="constraint"``: a least-squares GP classifier of where evaluations crash, EI × P[feasible]),
 ``worst`` (``failures="worst"``: crashes imputed with the worst value seen) and ``ignore``
 (``failures="ignore"``: crashes left out, the constraint ignored); opt-in, ``cei-laplace``: CEI with the
 Laplace-logistic GP classifier (``classifier="laplace"``) instead of least-squares classification.
 ``--model dngo`` runs them with DNGO (its classifier: the paper's Laplace logistic regression on the
 network's basis; rows ``dngo cei`` etc.). The score is the best feasible value at the budget, mean ±
-standard error over seeds.
+standard error over seeds. Results go to experiments/results/constrained.json (a row per problem and
+method, replaced by a rerun, with the provenance of its run), from which BENCHMARKS.md is regenerated
+(``experiments/report.py``; ``--report-only``: only that).
 
-    python experiments/constrained.py --seeds 10
+    python experiments/constrained.py --seeds 10 [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -67,28 +68,85 @@ def problem(name: str):
     return base.space(), objective, float(optimum)
 
 
-def run(name: str, method: str, seeds: int, options: dict) -> dict:
-    import jbo
+def run(name: str, methods, seeds: int, options: dict):
+    """``seeds`` seeds of every method on one problem through one :func:`jbo.study` (:func:`_common.run_arms`:
+    the ``worst`` and ``ignore`` arms share a program). Yields ``(method, record)`` per method: the best
+    feasible value and the crashes of each seed, the arm's share of the study's seconds (its compilation
+    included) and its program's compile seconds."""
     import numpy as np
 
     space, objective, optimum = problem(name)
-    start = time.perf_counter()
-    failures, model_options = METHODS[method]
-    result = jbo.minimize_many(objective, space, BUDGETS[name], range(seeds), failures=failures,
-                               **model_options, **options)
-    values = result.values
-    return {"best": [float(b) for b in result.best_values], "failures": [int(n) for n in np.isnan(values).sum(1)],
-            "seconds": time.perf_counter() - start, "compile_seconds": result.compile_seconds,
-            "optimum": optimum, "budget": BUDGETS[name], "seeds": seeds}
+    arms = {}
+    for method in methods:
+        failures, model_options = METHODS[method]
+        arms[method] = dict(failures=failures, **model_options, **options)
+    for method, _, values, call in _common.run_arms(objective, space, BUDGETS[name], range(seeds), arms):
+        values = np.asarray(values, float)
+        feasible = np.where(np.isnan(values), np.inf, values)
+        yield method, {"best": [float(b) for b in feasible.min(axis=1)],
+                       "failures": [int(n) for n in np.isnan(values).sum(1)],
+                       "seconds": call["seconds"], "compile_seconds": call["compile_seconds"], "path": "compiled",
+                       "arms": call["arms"], "optimum": optimum, "budget": BUDGETS[name], "seeds": seeds}
 
 
 def headers(results: dict) -> list[str]:
-    """The distinct headers (date, commit, machine, command) of the runs behind the table's rows."""
+    """The distinct headers (date, commit, machine, command) of the runs behind the table's rows (stored
+    with each row); the section's recorded provenance when none is stored."""
     rows = [f"{name}/{method}" for name, methods in results.items() if name != "headers" for method in methods]
-    return list(dict.fromkeys(results["headers"][row].rstrip() for row in rows))
+    stored = results.get("headers", {})
+    found = list(dict.fromkeys(stored[row].rstrip() for row in rows if row in stored))
+    return found or [_common.header("constrained").rstrip()]
 
 
-def report(results: dict) -> str:
+def _compare(methods: dict):
+    """``(cei's mean, se), (the best other GP method, its mean, se)`` of one problem's stored rows, or
+    ``None`` without a ``cei`` row and another GP row."""
+    gp = {m: r for m, r in methods.items() if m in ("cei", "worst", "ignore")}
+    if "cei" not in gp or len(gp) < 2:
+        return None
+    stats = {m: _common.mean_se(r["best"]) for m, r in gp.items()}
+    other = min((m for m in stats if m != "cei"), key=lambda m: stats[m][0])
+    return stats["cei"], (other, *stats[other])
+
+
+def _verdict(methods: dict) -> str:
+    """``yes``: cei's mean best is the lowest of the GP rows; ``partly``: within two standard errors of the
+    difference from the best other; ``no``: worse than that; ``not run`` without the rows."""
+    found = _compare(methods)
+    if found is None:
+        return "not run"
+    (mean, se), (_, other, other_se) = found
+    if mean <= other:
+        return "yes"
+    return "partly" if mean - other <= 2 * (se ** 2 + other_se ** 2) ** 0.5 else "no"
+
+
+def claims() -> list[dict]:
+    """Per problem, the GP's constrained EI (``cei``) against imputing the worst value and ignoring the
+    crashes (jbo's claim that modelling crashes pays): ``yes`` when cei's mean best feasible value is the
+    lowest of the three, ``partly`` when it is within two standard errors of the difference from the best
+    other, ``no`` otherwise."""
+    results = _common.load_results("constrained.json", {})
+    rows = []
+    for name, budget in BUDGETS.items():
+        methods = results.get(name, {})
+        what = f"{name}, {budget} evaluations: GP constrained EI vs crashes imputed worst / ignored (best feasible)"
+        found = _compare(methods)
+        if found is None:
+            rows.append(_common.claim("jbo", what, "–", "–", "not run", "constrained"))
+            continue
+        (mean, se), (other, other_mean, other_se) = found
+        n = len(methods["cei"]["best"])
+        rows.append(_common.claim("jbo", what, f"best other ({other}): {other_mean:.4f} ± {other_se:.4f}",
+                                  f"cei {mean:.4f} ± {se:.4f} ({n} seeds)", _verdict(methods), "constrained"))
+    return rows
+
+
+def report() -> None:
+    _common.update_section("constrained", write_report(_common.load_results("constrained.json", {})))
+
+
+def write_report(results: dict) -> str:
     import numpy as np
 
     lines = ["## Unknown constraints: constrained EI against ignoring the constraint and imputing the worst value",
@@ -99,7 +157,9 @@ def report(results: dict) -> str:
              "network's basis); `cei`: failures='constraint' (least-squares GP classifier, EI × P[feasible]; `cei-laplace`: "
              "the Laplace-logistic GP classifier instead); `worst`: crashes imputed "
              "with the worst value; `ignore`: crashes left out. Best feasible value at the budget, mean ± s.e.; "
-             "crashes per run; all seeds of a row in one `jbo.minimize_many` call (wall time, compile included).", "",
+             "crashes per run; wall s: rows stored before `jbo.study` ran each in one `jbo.minimize_many` call (its wall"
+             " time, compile included), later rows a problem's methods in one `jbo.study` (the row's share, its"
+             " program's compilation included).", "",
              "| problem (optimum) | budget | method | seeds | best feasible value | crashes / run | wall s |",
              "|---|---|---|---|---|---|---|"]
     for name, methods in results.items():
@@ -108,10 +168,16 @@ def report(results: dict) -> str:
         best_mean = {m: np.mean(r["best"]) for m, r in methods.items()}
         for method, r in methods.items():
             best = np.asarray(r["best"])
-            se = best.std(ddof=1) / np.sqrt(len(best)) if len(best) > 1 else 0.0
+            mean, se = _common.mean_se(best)
+            se = 0.0 if len(best) < 2 else se
             mark = " **best**" if best_mean[method] == min(best_mean.values()) else ""
             lines.append(f"| {name} ({r['optimum']:.4f}) | {r['budget']} | {method}{mark} | {len(best)} | "
-                         f"{best.mean():.4f} ± {se:.4f} | {np.mean(r['failures']):.1f} | {r['seconds']:.0f} |")
+                         f"{mean:.4f} ± {se:.4f} | {np.mean(r['failures']):.1f} | {r['seconds']:.0f} |")
+    verdicts = {name: _verdict(methods) for name, methods in results.items() if name != "headers"}
+    if verdicts:
+        lines += ["", "Summary verdict per problem (GP `cei` against `worst` and `ignore`: `yes` when its mean best is"
+                  " the lowest, `partly` within two standard errors of the difference from the best other, else `no`): "
+                  + "; ".join(f"{name} {v}" for name, v in verdicts.items()) + "."]
     return "\n".join(lines) + "\n"
 
 
@@ -123,29 +189,30 @@ def main(argv=None):
     parser.add_argument("--inference", default="map")
     parser.add_argument("--model", default="gp", choices=["gp", "dngo"],
                         help="the surrogate (rows of another model than the GP are named 'MODEL METHOD')")
-    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
     parser.add_argument("--results-dir", default=None, help="write results and the report here (checks)")
     args = parser.parse_args(argv)
     _common.use_results_dir(args.results_dir)
     _common.setup()
+    if args.report_only:
+        return _common.regenerate()
     path = os.path.join(_common.RESULTS, "constrained.json")
-    results = json.load(open(path)) if os.path.exists(path) else {}
-    if not args.report_only:
-        for name in args.problems:
-            for method in args.methods:
-                record = run(name, method, args.seeds, {"inference": args.inference, "model": args.model})
-                if args.model != "gp":
-                    method = f"{args.model} {method}"
-                print(f"{name} {method}: best {sum(record['best']) / len(record['best']):.4f}, "
-                      f"{record['seconds']:.0f} s", flush=True)
-                results = json.load(open(path)) if os.path.exists(path) else {}
-                results.setdefault(name, {})[method] = record
-                results.setdefault("headers", {})[f"{name}/{method}"] = _common.header()
-                with open(path, "w") as f:
-                    json.dump(results, f, indent=1)
-    text = report(results)
-    _common.update_section("constrained", text)
-    print(text)
+    options = {"inference": args.inference, "model": args.model}
+    for method in args.methods:  # refuse before running anything
+        _common.check_compiled(dict(failures=METHODS[method][0], **METHODS[method][1], **options))
+    rows = []
+    for name in args.problems:
+        for method, record in run(name, args.methods, args.seeds, options):
+            if args.model != "gp":
+                method = f"{args.model} {method}"
+            print(f"{name} {method}: best {sum(record['best']) / len(record['best']):.4f}, "
+                  f"{record['seconds']:.0f} s", flush=True)
+            _common.merge_result(path, [name, method], record)
+            rows.append(f"{name}/{method}")
+    _common.record_provenance("constrained")
+    header = _common.header("constrained")  # each row keeps the provenance of the run that made it
+    _common.merge_results(path, [(["headers", row], header) for row in rows])
+    _common.regenerate()
 
 
 if __name__ == "__main__":

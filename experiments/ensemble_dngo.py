@@ -2,10 +2,11 @@
 
 Pethick's study (Pethick 2018, §3.2-3.6, §4.3-4.4, Figs. 3, 4, 6, 9): DNGO with one
 network against an ensemble of five whose members' acquisitions are aggregated by the mean, the median or
-the max (eq. 30), on SinOne embedded into 2, 3 and 4 dimensions, Hartmann6 and Rosenbrock 8-d. Every
-(problem, method) runs its missing seeds in one compiled ``jbo.minimize_many`` call (``--path compiled``,
-the default; ``--chunk N`` splits them over calls of N seeds; ``--path ask-tell`` runs one
-``jbo.minimize`` per seed as before, timing every step), in Pethick's setting:
+the max (eq. 30), on SinOne embedded into 2, 3 and 4 dimensions, Hartmann6 and Rosenbrock 8-d. A
+problem's methods run their missing seeds together in one ``jbo.study`` call (``--path compiled``, the
+default: methods that differ only in values share a compiled program; ``--chunk N`` splits the seeds over
+calls of N seeds); ``--path ask-tell`` runs one ``jbo.minimize`` per seed as before, timing every step.
+All in Pethick's setting:
 
 * training ``retrain-reset`` (fresh weights every iteration, his choice after §4.2), no quadratic prior
   mean (§5.2: "purposely left out");
@@ -34,8 +35,9 @@ Regrets (Pethick eqs. 33-34, minimisation): simple regret ``r_t = min_{s<=t} y_s
 regret ``R_T = sum_t (y_t - f*)``, both over all evaluations including the initial design
 (:func:`jbo.metrics.simple_regret`, :func:`jbo.metrics.cumulative_regret`). Results go to a resumable JSON
 (finished (problem, method, seed) triples are skipped, so a killed run continues; all seeds of a call are
-stored at once), a BENCHMARKS.md section (a row per method and path) and one figure per problem
-(``experiments/figures/ensemble_dngo_<problem>.png``); ``--results-dir DIR`` puts all three under DIR.
+stored at once), from which the BENCHMARKS.md section (a row per method and path), one figure per problem
+(``experiments/figures/ensemble_dngo_<problem>.png``) and the summary's rows (``claims()``: is the ensemble
+ahead of one network, as Pethick's figures show?) are made; ``--results-dir DIR`` puts them all under DIR.
 ``--cpu-devices`` (the ensemble's members trained split over CPU devices, on the host) needs ``--path
 ask-tell``: one compiled program runs on one device, and the compiled path refuses it.
 
@@ -55,6 +57,8 @@ from typing import NamedTuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
+SECTION = "ensemble_dngo"
+PAPER = "Pethick 2018"
 PAPER_ROUNDS = 200  # model-based rounds after the initial design (Pethick's run.py -k 200)
 PAPER_KAPPA = 4.0  # his UCB: beta = 16, mean + sqrt(beta) * std
 PAPER_STEPS = 1000  # epochs, full batch
@@ -128,11 +132,16 @@ def load(path: str) -> dict:
     return json.load(open(path)) if os.path.exists(path) else {}
 
 
-def run_study(args, results: dict) -> dict:
-    """Run every missing (problem, method, seed) triple, saving after each call (all its seeds at once)."""
+def run_study(args, results: dict) -> tuple[dict, bool]:
+    """Run every missing (problem, method, seed) triple, saving after each call (all its seeds at once).
+    Compiled, a problem's methods missing the same seeds run as the arms of one :func:`jbo.study`
+    (:func:`_common.run_arms`). Returns the results and whether anything ran."""
+    from jbo.benchmarks import get_problem
+
     if args.path == "compiled":
         for method in args.methods:  # refuse before running anything (e.g. --cpu-devices: host-side training)
             _common.check_compiled(settings_for(PROBLEMS[args.problems[0]], method, args))
+    ran = False
     for problem in args.problems:
         bench = PROBLEMS[problem]
         budget = args.budget or bench.n_init + (PAPER_ROUNDS if args.rounds is None else args.rounds)
@@ -140,19 +149,28 @@ def run_study(args, results: dict) -> dict:
             raise SystemExit(f"{problem}: budget {budget} leaves no model-based round after the {bench.n_init}"
                              " initial points")
         config = run_config(args, budget)
+        todo = {}  # missing seeds -> the methods missing exactly those
         for method in args.methods:
-            todo = []
+            missing = []
             for seed in range(args.seeds):
                 stored = results.get(problem, {}).get(method, {}).get(str(seed))
                 if stored is not None and stored["config"] == config:
                     continue
                 if stored is not None:
                     print(f"{problem} {method} seed {seed}: stored with {stored['config']}, rerunning with {config}")
-                todo.append(seed)
-            if not todo:
-                continue
-            for seeds, values, call in run_seeds(bench, settings_for(bench, method, args), todo, budget, args.path,
-                                                 args.chunk):
+                missing.append(seed)
+            if missing:
+                todo.setdefault(tuple(missing), []).append(method)
+        for missing, methods in todo.items():
+            if args.path == "compiled":
+                p = get_problem(bench.name, bench.dim)
+                calls = _common.run_arms(p.evaluate, p.space(), budget, missing,
+                                         {m: settings_for(bench, m, args) for m in methods}, args.chunk)
+            else:
+                calls = ((m, *call) for m in methods
+                         for call in run_seeds(bench, settings_for(bench, m, args), missing, budget, args.path))
+            for method, seeds, values, call in calls:
+                ran = True
                 records = _common.seed_records(seeds, values, call)
                 results = _common.merge_results(args.out, [([problem, method, s], {"config": config, **r})
                                                            for s, r in records.items()])
@@ -160,7 +178,7 @@ def run_study(args, results: dict) -> dict:
                 compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
                 print(f"{problem} {method} seeds {seeds} ({call['path']}): best {best} ({call['seconds']:.0f} s"
                       f"{compiled})", flush=True)
-    return results
+    return results, ran
 
 
 # ----------------------------------------------------------------------------------------------
@@ -207,8 +225,6 @@ def _suggestion_seconds(runs: dict, n_init: int) -> str:
 
 def problem_table(problem: str, methods: dict) -> list[str]:
     """Markdown lines of one problem: regrets (mean ± std over seeds), time, seeds, budget, paper's note."""
-    import numpy as np
-
     from jbo.benchmarks import get_problem
 
     bench = PROBLEMS[problem]
@@ -233,11 +249,7 @@ def problem_table(problem: str, methods: dict) -> list[str]:
                      f" {bench.paper_budget}) | {_mean_std(simple[:, -1])} | {_mean_std(cumulative[:, -1])}"
                      f" | {_common.seconds_text(t['per_seed'])} | {_common.compile_text(t)}"
                      f" | {_suggestion_seconds(runs, bench.n_init)} | {_distinct(runs, 'network_steps')} | {note} |")
-    figure = _common.display_path(os.path.join(_common.FIGURES, f"ensemble_dngo_{problem}.png"))
-    lines += ["", f"Pethick (2018): {bench.finding}. The paper has no table for this problem (it"
-              " reports it in figures only), so there is no published value to print beside jbo's.", "",
-              f"![{problem}]({figure})", ""]
-    return lines
+    return lines + [""]
 
 
 def plot_problem(problem: str, methods: dict) -> str:
@@ -276,29 +288,76 @@ def plot_problem(problem: str, methods: dict) -> str:
     return path
 
 
+def report() -> None:
+    write_report(_common.load_results("ensemble_dngo.json", {}))
+
+
 def write_report(results: dict) -> None:
-    """The BENCHMARKS.md section and the figures, from everything stored in the results JSON."""
+    """The BENCHMARKS.md section and (with :data:`_common.PLOTS`) the figures, from the results JSON."""
     kappa = sorted({r["config"]["kappa"] for m in results.values() for runs in m.values() for r in runs.values()})
     lines = ["## Ensembled DNGO (Pethick 2018): 1 vs 5 networks, aggregators mean / median / max", "",
-             _common.header(),
+             _common.header(SECTION),
              f"Pethick's setting: retrain-reset training, no quadratic prior mean, UCB with κ = "
              f"{'/'.join(f'{k:g}' for k in kappa)} (eq. 22; jbo's `ucb_beta` is κ², here "
              f"{'/'.join(f'{k * k:g}' for k in kappa)}; his code uses κ = 4), ReLU-ReLU-tanh 50-50-50 networks,"
              " Adam 0.01, L2 1e-4, full batch, BLR α, β by MAP. Budgets include the initial design (Sobol; 20"
-             " points, 100 for 8-d). Regrets over all evaluations: final simple regret r_T = min y - f*, cumulative"
-             " regret R_T = Σ (y_t - f*); mean ± std over seeds (the figures show mean ± standard error). Path:"
-             " `compiled` rows ran a method's seeds in one `jbo.minimize_many` call (or a few), the seeds vmapped"
-             " together: s / seed is the calls' wall time less compilation divided by their seeds, the compile"
-             " time of each call apart, and s / suggestion (marked †) that time divided by all the seeds' model"
-             " rounds (no step is timed on its own). `ask-tell` rows ran `jbo.minimize` seed by seed (rows stored"
-             " before the compiled path existed ran this way): s / seed is the mean wall time of a whole run"
-             " (only a method's first runs in a fresh cache pay for compilation: JAX's persistent compile cache"
-             " is on), s / suggestion the median time of one model-based suggestion over all model rounds.", ""]
+             " points, 100 for 8-d).",
+             "Regrets over all evaluations: final simple regret r_T = min y - f*, cumulative regret R_T = Σ (y_t -"
+             " f*); mean ± std over seeds (the figures: mean ± standard error).",
+             "Path: `compiled` rows ran a problem's methods in one `jbo.study` (or `jbo.minimize_many`) call, the"
+             " seeds together: s / seed is the call's wall time less compilation per seed, compile time apart, and"
+             " s / suggestion (†) that time per model round; `ask-tell` rows ran `jbo.minimize` seed by seed: s /"
+             " seed is a whole run's wall time (persistent compile cache on), s / suggestion the median model round.",
+             "Pethick shows these problems in figures only (Figs. 3, 4b, 6, 9): the summary takes his finding as"
+             " the direction (ensemble ahead), and counts it reproduced when the mean ensemble's mean r_T and R_T"
+             " are both below one network's at his budget (`partly`: one of the two).", ""]
+    figures = []
     for problem in PROBLEMS:
         if results.get(problem):
             lines += problem_table(problem, results[problem])
-            plot_problem(problem, results[problem])
-    _common.update_section("ensemble_dngo", "\n".join(lines))
+            path = os.path.join(_common.FIGURES, f"ensemble_dngo_{problem}.png")
+            if _common.PLOTS:
+                plot_problem(problem, results[problem])
+            figures.append(f"`{_common.display_path(path)}`")
+    if figures:
+        lines += ["Figures (simple and cumulative regret against evaluations): " + ", ".join(figures) + "."]
+    _common.update_section(SECTION, "\n".join(lines))
+
+
+def claims() -> list[dict]:
+    """Pethick's finding per problem (Figs. 3, 4b, 6, 9: the 5-network ensemble, mean aggregator, ahead
+    of one network), from the runs at his budget (n_init + 200 evaluations), over the seeds both ran.
+
+    ``yes`` when the ensemble's mean final simple regret and its mean cumulative regret are both lower
+    than DNGO's, ``partly`` when one of the two is, ``no`` when neither, ``not run`` without runs of
+    both at his budget. Pethick's figures give no values, so the paper's column states the direction.
+    """
+    import numpy as np
+
+    from jbo.benchmarks import get_problem
+
+    results = _common.load_results("ensemble_dngo.json", {})
+    rows = []
+    for problem, bench in PROBLEMS.items():
+        figure = bench.finding.split(" (figures only)")[0]
+        what = (f"{problem}: 5×DNGO (mean aggregator) ahead of one DNGO network: final simple regret r_T and"
+                f" cumulative regret R_T at {bench.paper_budget} evaluations")
+        runs = {m: {s: r for s, r in results.get(problem, {}).get(m, {}).items()
+                    if r["config"]["budget"] == bench.paper_budget} for m in ("dngo", "ensemble-mean")}
+        seeds = sorted(set(runs["dngo"]) & set(runs["ensemble-mean"]), key=int)
+        paper_figure = f"ensemble ahead ({figure}, figures only; 10 runs)"
+        if not seeds:
+            rows.append(_common.claim(PAPER, what, paper_figure, "–", "not run", SECTION))
+            continue
+        optimum = get_problem(bench.name, bench.dim).optimum
+        (r1, c1), (r5, c5) = ([float(np.mean(curve[:, -1])) for curve in curves({s: runs[m][s] for s in seeds}, optimum)]
+                              for m in ("dngo", "ensemble-mean"))
+        ahead = (r5 < r1, c5 < c1)
+        verdict = "yes" if all(ahead) else "partly" if any(ahead) else "no"
+        rows.append(_common.claim(PAPER, what, paper_figure,
+                                  f"r_T {r5:.3g} vs DNGO {r1:.3g}; R_T {c5:.3g} vs {c1:.3g} ({len(seeds)} seeds)",
+                                  verdict, SECTION))
+    return rows
 
 
 def parse_args(argv=None):
@@ -331,10 +390,11 @@ def main(argv=None):
     _common.setup(cpu_devices=args.cpu_devices)
     _common.use_results_dir(args.results_dir)
     args.out = args.out or os.path.join(_common.RESULTS, "ensemble_dngo.json")
-    results = load(args.out)
     if not args.report_only:
-        results = run_study(args, results)
-    write_report(results)
+        _, ran = run_study(args, load(args.out))
+        if ran:
+            _common.record_provenance(SECTION)
+    _common.regenerate()
 
 
 if __name__ == "__main__":

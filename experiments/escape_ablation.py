@@ -9,11 +9,15 @@ off (the default), same seeds, on multimodal and unimodal problems of several di
 * ``alpine4`` (Alpine01, 4-d, many local minima), 80 evaluations;
 * ``rosenbrock4`` (Rosenbrock, 4-d, one curved valley: where escaping can only cost), 80 evaluations.
 
-Results go to a resumable JSON (finished (problem, variant, seed) triples are skipped; several processes
-can share it) and a BENCHMARKS.md section: mean best ± standard error, median, the number of seeds where
-each variant is better, and how many suggestions escaped.
+A problem's variants run their missing seeds in one ``jbo.study`` (``--path compiled``, the default;
+``--chunk N`` splits the seeds over calls of N; the number of escaped suggestions comes from the study's
+``info["escape"]``) or, with ``--path ask-tell``, one ``jbo.minimize`` per seed (escapes counted by a
+callback). Results go to a resumable JSON (finished (problem, variant, seed) triples are skipped; several
+processes can share it), from which BENCHMARKS.md is regenerated (``experiments/report.py``): mean best ±
+standard error, median, the number of seeds where each variant is better, and how many suggestions escaped.
 
-    python experiments/escape_ablation.py [--seeds 10] [--problems ...] [--variants on off] [--report-only]
+    python experiments/escape_ablation.py [--seeds 10] [--problems ...] [--variants on off]
+        [--path compiled|ask-tell] [--chunk N] [--results-dir DIR] [--report-only]
 """
 
 from __future__ import annotations
@@ -33,10 +37,15 @@ PROBLEMS = {  # name: (registry name, dimension, budget)
     "rosenbrock4": ("rosenbrock", 4, 80),
 }
 VARIANTS = {"on": {"escape": True}, "off": {"escape": False}}
-OUT = os.path.join(_common.RESULTS, "escape_ablation.json")
+
+
+def out() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "escape_ablation.json")
 
 
 def run(problem: str, variant: str, seed: int) -> dict:
+    """One ask/tell run (``--path ask-tell``): values, escaped suggestions, seconds."""
     import jbo
     from jbo.benchmarks import get_problem
 
@@ -47,48 +56,159 @@ def run(problem: str, variant: str, seed: int) -> dict:
     result = jbo.minimize(p.evaluate, p.space(), budget=budget, seed=seed, **VARIANTS[variant],
                           callback=lambda opt: escaped.append(bool(opt.last_info.get("escape"))))
     return {"values": [float(v) for v in result.values], "escaped": int(sum(escaped)),
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, "path": "ask-tell"}
+
+
+def run_compiled(problems, variants, seeds, chunk: int | None = None) -> dict:
+    """Every missing ``(problem, variant, seed)`` through :func:`jbo.study`, one per problem (and per chunk
+    of seeds): per-seed records as :func:`_common.seed_records` makes them, plus ``escaped``. The call's
+    seconds are shared among the arms as :func:`_common.run_arms` shares them."""
+    import json
+
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    for variant in variants:
+        _common.check_compiled(VARIANTS[variant])
+    path = out()
+    results = json.load(open(path)) if os.path.exists(path) else {}
+    for problem in problems:
+        todo = {}
+        for variant in variants:
+            done = results.get(problem, {}).get(variant, {})
+            missing = tuple(int(s) for s in seeds if str(s) not in done)
+            if missing:
+                todo.setdefault(missing, []).append(variant)
+        name, dim, budget = PROBLEMS[problem]
+        p = get_problem(name, dim)
+        for missing, names in todo.items():
+            size = max(1, int(chunk or len(missing)))
+            for i in range(0, len(missing), size):
+                part = list(missing[i:i + size])
+                start = time.perf_counter()
+                result = jbo.study(p.evaluate, p.space(), budget, part, {v: VARIANTS[v] for v in names})
+                wall = time.perf_counter() - start
+                run_seconds = result.step_seconds.sum(axis=(1, 2))
+                share = run_seconds / max(float(run_seconds.sum()), 1e-12)
+                escape = result.info.get("escape")
+                items = []
+                for a, variant in enumerate(result.arms):
+                    compile_seconds = sum(s / len(n) for n, s in result.programs if variant in n)
+                    call = {"path": "compiled", "seeds": part, "arms": list(result.arms),
+                            "seconds": float(share[a] * (wall - result.compile_seconds) + compile_seconds),
+                            "compile_seconds": float(compile_seconds)}
+                    values = [[float(v) for v in row] for row in result.values[a]]
+                    records = _common.seed_records(part, values, call)
+                    for s, seed in enumerate(part):
+                        escaped = 0 if escape is None else int(np.nansum(escape[a, s]))
+                        records[str(seed)]["escaped"] = escaped
+                    items += [([problem, variant, seed], r) for seed, r in records.items()]
+                    best = np.nanmin(np.asarray(values, float), axis=1)
+                    print(f"{problem} {variant} seeds {part}: best mean {best.mean():.5g}"
+                          f" ({call['seconds']:.0f} s, compile {compile_seconds:.0f} s)", flush=True)
+                results = _common.merge_results(path, items)
+    return results
+
+
+def _paired(results: dict) -> list[dict]:
+    """Per problem and path, the seeds both variants ran: best values, escapes and timing of each variant."""
+    import numpy as np
+
+    from jbo.benchmarks import get_problem
+
+    rows = []
+    for problem, (name, dim, budget) in PROBLEMS.items():
+        by_variant = {v: _common.by_path(results.get(problem, {}).get(v, {})) for v in VARIANTS}
+        for path in dict.fromkeys(p for v in VARIANTS for p in by_variant[v]):
+            runs = {v: by_variant[v].get(path, {}) for v in VARIANTS}
+            seeds = sorted(set.intersection(*(set(r) for r in runs.values())), key=int)
+            if not seeds:
+                continue
+            rows.append(dict(problem=problem, budget=budget, path=path, seeds=seeds,
+                             optimum=get_problem(name, dim).optimum,
+                             best={v: np.array([np.nanmin(runs[v][s]["values"]) for s in seeds]) for v in VARIANTS},
+                             escaped={v: np.mean([runs[v][s]["escaped"] for s in seeds]) for v in VARIANTS},
+                             timing={v: _common.timing(_common.calls_of({s: runs[v][s] for s in seeds}))
+                                     for v in VARIANTS}))
+    return rows
+
+
+def _verdict(row: dict) -> str:
+    """``costs`` when the rule's mean best is higher and more seeds are better without it, ``helps`` the
+    other way round, ``mixed`` otherwise."""
+    import numpy as np
+
+    on, off = row["best"]["on"], row["best"]["off"]
+    on_better, off_better = int(np.sum(on < off - 1e-6)), int(np.sum(off < on - 1e-6))
+    if on.mean() > off.mean() and off_better > on_better:
+        return "costs"
+    if on.mean() < off.mean() and on_better > off_better:
+        return "helps"
+    return "mixed"
+
+
+def claims() -> list[dict]:
+    """None: an ablation of an opt-in rule (its verdict is a line of the section's notes)."""
+    return []
+
+
+def report() -> None:
+    write_report(_common.load_results("escape_ablation.json", {}))
 
 
 def write_report(results: dict) -> None:
     import numpy as np
 
-    from jbo.benchmarks import get_problem
-
     lines = ["## Escape rule ablation (jbo.escape on problems it was not developed on)", "",
-             _common.header(),
+             _common.header("escape_ablation"),
              "jbo's GP defaults with the escape rule on and off (the default), same seeds; budgets include the initial "
              "design. Best value found: mean ± standard error and median over seeds; `better` counts the seeds where "
              "this variant's best is lower by more than 1e-6; `escapes / run` is the mean number of suggestions "
-             "made by the rule.", "",
-             "| problem (optimum) | evaluations | variant | seeds | best value (mean ± se) | median | better | "
-             "escapes / run | s / run |", "|---|---|---|---|---|---|---|---|---|"]
-    for problem in PROBLEMS:
-        by_variant = results.get(problem, {})
-        name, dim, budget = PROBLEMS[problem]
-        optimum = get_problem(name, dim).optimum
-        seeds = sorted(set.intersection(*(set(by_variant.get(v, {})) for v in VARIANTS)), key=int)
-        if not seeds:
-            continue
-        best = {v: np.array([np.nanmin(by_variant[v][s]["values"]) for s in seeds]) for v in VARIANTS}
+             "made by the rule. Path: `compiled` rows ran in one `jbo.study` (s / seed: wall time less compilation"
+             " over the seeds), `ask-tell` rows `jbo.minimize` seed by seed (s / seed: one whole run).", "",
+             "| problem (optimum) | evaluations | variant | path | seeds | best value (mean ± se) | median | better | "
+             "escapes / run | s / seed | compile s |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = _paired(results)
+    for row in rows:
         for variant in VARIANTS:
-            b = best[variant]
-            other = best["off" if variant == "on" else "on"]
-            se = b.std(ddof=1) / np.sqrt(len(b)) if len(b) > 1 else float("nan")
-            runs = [by_variant[variant][s] for s in seeds]
-            lines.append(f"| {problem} ({optimum:.4g}) | {budget} | {variant}{' (default)' if variant == 'off' else ''}"
-                         f" | {len(b)} | {b.mean():.4g} ± {se:.2g} | {np.median(b):.4g} | {int(np.sum(b < other - 1e-6))}"
-                         f" | {np.mean([r['escaped'] for r in runs]):.1f} | {np.mean([r['seconds'] for r in runs]):.0f} |")
+            b, other = row["best"][variant], row["best"]["off" if variant == "on" else "on"]
+            mean, se = _common.mean_se(b)
+            t = row["timing"][variant]
+            lines.append(f"| {row['problem']} ({row['optimum']:.4g}) | {row['budget']} |"
+                         f" {variant}{' (default)' if variant == 'off' else ''} | {row['path']} | {len(b)} |"
+                         f" {mean:.4g} ± {se:.2g} | {np.median(b):.4g} | {int(np.sum(b < other - 1e-6))} |"
+                         f" {row['escaped'][variant]:.1f} | {_common.seconds_text(t['per_seed'])} |"
+                         f" {_common.compile_text(t)} |")
+    if rows:
+        verdicts = {}
+        for row in rows:
+            verdicts.setdefault(_verdict(row), []).append(row["problem"] + ("" if row["path"] == rows[0]["path"]
+                                                                           else f" ({row['path']})"))
+        text = "; ".join(f"{kind} on {', '.join(names)}" for kind, names in verdicts.items())
+        lines += ["", f"Verdict per problem (the rule `costs` when its mean best is higher and more seeds are better"
+                  f" without it, `helps` the other way round, else `mixed`): {text}."
+                  + (" This is why `escape` is opt-in." if "costs" in verdicts else "")]
     _common.update_section("escape_ablation", "\n".join(lines))
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     _common.add_grid_arguments(parser, VARIANTS, problems=PROBLEMS)
+    _common.add_path_arguments(parser)
     args = parser.parse_args(argv)
     _common.setup()
-    results = _common.grid_results(args, OUT, args.problems, run, lambda record: f", {record['escaped']} escapes")
-    write_report(results)
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
+    if args.path == "compiled":
+        run_compiled(args.problems, args.variants, range(args.seeds), args.chunk)
+    else:
+        _common.run_grid(out(), args.problems, args.variants, args.seeds, run,
+                         lambda record: f", {record['escaped']} escapes")
+    _common.record_provenance("escape_ablation")
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Parallel, asynchronous BO on a simulated cluster, and the cost of a suggestion with pending points.
 
-Two parts, each writing its BENCHMARKS.md section (experiments/results/parallel_workers.json):
+Two parts, each storing its rows (with the provenance of its run) in experiments/results/parallel_workers.json,
+from which BENCHMARKS.md is regenerated (``experiments/report.py``; ``--report-only``: only that):
 
 * ``pending``: seconds per steady suggestion at a fixed number of observations N with P points
   pending (kriging believer and Monte Carlo fantasies), GP (MAP) and DNGO side by side: the GP's
@@ -14,12 +15,15 @@ Two parts, each writing its BENCHMARKS.md section (experiments/results/parallel_
     python experiments/parallel_workers.py pending --n 200 --pending 0 16 64 256
     python experiments/parallel_workers.py workers --workers 1 10 50 --seeds 3 --budget 200
     python experiments/parallel_workers.py workers --problem levy --dim 20 --target 5 --budget 300
+    python experiments/parallel_workers.py --report-only
+
+Neither part is a grid of whole BO runs for ``jbo.study``: ``pending`` times single suggestions,
+``workers`` needs the host's asynchronous loop (an executor).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -28,7 +32,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-PATH = os.path.join(_common.RESULTS, "parallel_workers.json")
+
+
+def results_path() -> str:
+    """The results JSON (under ``--results-dir`` when given)."""
+    return os.path.join(_common.RESULTS, "parallel_workers.json")
+
 MODELS = {"gp": dict(model="gp", inference="map"), "dngo": dict(model="dngo"), "random": dict(model="random")}
 
 
@@ -99,7 +108,17 @@ def merge_rows(old: list, new: list) -> list:
     return [r for r in old if key(r) not in fresh] + new
 
 
-def report(results: dict) -> str:
+def claims() -> list[dict]:
+    """None: the section measures costs and behaviour that no paper or bar states a figure for (DESIGN.md
+    quotes the pending-point ratios as the reason the believer is the default)."""
+    return []
+
+
+def report() -> None:
+    _common.update_section("parallel_workers", write_report(_common.load_results("parallel_workers.json", {})))
+
+
+def write_report(results: dict) -> str:
     import numpy as np
 
     lines = ["## Parallel and asynchronous BO: pending points and simulated workers (parallel_workers)"]
@@ -115,20 +134,25 @@ def report(results: dict) -> str:
                 cells = {r["pending"]: r["seconds"] for r in rows if r["model"] == model and r["mode"] == mode}
                 lines.append(f"| {model} | {mode} | " + " | ".join(f"{cells[p]:.3f}" if p in cells else "–"
                                                                   for p in sorted({r['pending'] for r in rows})) + " |")
+        ratios = []
         for model in dict.fromkeys(r["model"] for r in rows):
             cells = {r["pending"]: r["seconds"] for r in rows if r["model"] == model and r["mode"] == "believer"}
             if 0 in cells and max(cells) > 0:
-                lines.append(f"\n{model}: P = {max(cells)} costs {cells[max(cells)] / cells[0]:.2f}x P = 0 (believer).")
+                ratios.append(f"{model} {cells[max(cells)] / cells[0]:.2f}×")
+        if ratios:
+            top = max(r["pending"] for r in rows)
+            lines += ["", f"As believer, P = {top} costs " + ", ".join(ratios) + " of P = 0."]
     if "workers" in results:
         rows = results["workers"]
         groups = dict.fromkeys((r["problem"], r["budget"], r["target"]) for r in rows)
+        lines += ["", "Simulated workers (`SimulatedExecutor`, log-normal durations, median 1, sigma 0.5): the virtual"
+                  " time until the best value is within the target of the optimum (median over seeds; – where no seed"
+                  " got there) and the final regret, per problem:"]
+        full = []
         for problem, budget, target in groups:
             group = [r for r in rows if (r["problem"], r["budget"], r["target"]) == (problem, budget, target)]
             headers = dict.fromkeys(results["workers_headers"][header_key(r)].rstrip() for r in group)
-            lines += ["", *headers, "",
-                      f"{problem}, budget {budget}, `SimulatedExecutor` (log-normal durations, median 1, sigma "
-                      f"0.5): virtual time until the best value is within {target} of the optimum (median over "
-                      "seeds; – where a seed never got there), and the final regret:", "",
+            lines += ["", *headers, "", f"**{problem}**, budget {budget}, target {target}:", "",
                       "| model | workers | seeds | virtual time to target | final regret (mean) | wall s / run |",
                       "|---|---|---|---|---|---|"]
             for model in dict.fromkeys(r["model"] for r in group):
@@ -139,14 +163,18 @@ def report(results: dict) -> str:
                     lines.append(f"| {model} | {k} | {len(runs)} | {t} | {np.mean([r['final_regret'] for r in runs]):.4f} | "
                                  f"{np.mean([r['wall_seconds'] for r in runs]):.0f} |")
             if any(r["workers"] >= budget for r in group):
-                lines += ["", f"With {budget} workers the whole budget is asked before any evaluation returns: no model"
-                          " sees data, and every method samples as random search does (the same points, seed for seed)."]
+                full.append(problem)
+        if full:
+            lines += ["", f"With as many workers as the budget ({', '.join(full)}) the whole budget is asked before any"
+                      " evaluation returns: no model sees data, and every method samples as random search does (the"
+                      " same points, seed for seed)."]
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="+", choices=["pending", "workers"])
+    parts = ["pending", "workers"]
+    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--pending", type=int, nargs="+", default=[0, 16, 64, 256])
     parser.add_argument("--modes", nargs="+", default=["believer", "fantasies"])
@@ -158,9 +186,20 @@ def main(argv=None):
     parser.add_argument("--target", type=float, default=0.1)
     parser.add_argument("--problem", default="hartmann6", help="a jbo.benchmarks problem (workers part)")
     parser.add_argument("--dim", type=int, default=None, help="its dimension, for problems of any dimension")
+    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
     args = parser.parse_args(argv)
+    args.parts = args.parts or []
+    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
+        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
+    if not args.parts and not args.report_only:
+        parser.error("name a part (pending, workers) or give --report-only")
     _common.setup()
-    results = json.load(open(PATH)) if os.path.exists(PATH) else {}
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
+    path = results_path()
     if "pending" in args.parts:
         rows = []
         for model in (m for m in args.models if m != "random"):
@@ -168,21 +207,20 @@ def main(argv=None):
                 for p in args.pending:
                     rows.append(time_pending(model, args.n, p, mode, args.repeats))
                     print(rows[-1], flush=True)
-        results["pending"], results["pending_header"] = rows, _common.header()
-        json.dump(results, open(PATH, "w"), indent=1)
+        _common.record_provenance("parallel_workers")
+        _common.merge_results(path, [(["pending"], rows), (["pending_header"], _common.header("parallel_workers"))])
     if "workers" in args.parts:
         for model in args.models:
             for k in args.workers:
                 rows = [virtual_time_to_target(model, k, seed, args.budget, args.target, args.problem, args.dim)
                         for seed in range(args.seeds)]
                 print(rows, flush=True)
-                results = json.load(open(PATH)) if os.path.exists(PATH) else {}
-                results["workers"] = merge_rows(results.get("workers", []), rows)
-                results.setdefault("workers_headers", {})[header_key(rows[0])] = _common.header()
-                json.dump(results, open(PATH, "w"), indent=1)
-    text = report(results)
-    _common.update_section("parallel_workers", text)
-    print(text)
+                _common.record_provenance("parallel_workers")
+                results = _common.load_results("parallel_workers.json", {})
+                _common.merge_results(path, [(["workers"], merge_rows(results.get("workers", []), rows)),
+                                             (["workers_headers", header_key(rows[0])],
+                                              _common.header("parallel_workers"))])
+    _common.regenerate()
 
 
 if __name__ == "__main__":

@@ -23,13 +23,15 @@ uniform random point per conditional path (``n_init`` = number of leaves, seeded
 random search draws every point uniformly; TPE uses Optuna's own start (10 random trials). An "iteration"
 is one evaluation, the initial design included. The paper ran 25 replications; the default here is 10 seeds.
 
-Each (problem, method) runs all its seeds in one compiled ``jbo.minimize_many`` call (``problem.evaluate``
-works on JAX values). Results go to a resumable JSON (``experiments/results/tree_synthetic_many.json``:
-seeds already there are skipped, the missing ones run in one call), a figure per problem (mean ± one
-standard error of the log10 distance, ``experiments/figures/``) and the ``tree_synthetic`` section of
-BENCHMARKS.md.
+On each problem the jbo methods missing the same seeds run in one :func:`jbo.study` call
+(``problem.evaluate`` works on JAX values; arms that differ only in values share a compiled program).
+Results go to a resumable JSON (``experiments/results/tree_synthetic_many.json``: seeds already there are
+skipped); the run's provenance is recorded and BENCHMARKS.md regenerated from the stored results
+(``report()``: the ``tree_synthetic`` section, a figure per problem when drawn; ``claims()``: its rows of
+the summary). ``--report-only`` only regenerates.
 
     python experiments/tree_synthetic.py [--seeds 10] [--budget 60] [--problems ...] [--methods ...]
+        [--report-only] [--results-dir DIR]
 """
 
 from __future__ import annotations
@@ -67,7 +69,9 @@ PAPER_SEEDS = 25
 CHECK_AT = 60  # issue #4's quality check: iteration 60 on the large balanced tree
 ABLATION_SEEDS = 10  # the design ablation's variants ran seeds 0-9
 MID = 30  # the table's intermediate column
-RESULTS_FILE = "tree_synthetic_many.json"
+RESULTS_FILE = "tree_synthetic_many.json"  # what the report reads (tree_synthetic.json: earlier runs, kept)
+SECTION = "tree_synthetic"
+DEFAULT_INFERENCE = "map"
 PEERS_PYTHON = "/work/peers-venv/bin/python"
 
 
@@ -101,27 +105,36 @@ def model_of(method: str) -> tuple[str, dict]:
     return VARIANTS.get(method, (method, {}))
 
 
-def run_jbo(problem_name: str, method: str, seeds: list[int], budget: int, inference: str) -> dict:
-    """All ``seeds`` of one method on one problem in one ``jbo.minimize_many`` call.
+def arm_of(method: str, space, inference: str) -> dict:
+    """The :func:`jbo.study` arm (options) of a method: its jbo model and options, the paper's initial design
+    (one random point per conditional path) and, for model-based methods, the inference."""
+    model, options = model_of(method)
+    arm = {"model": model, **options, "n_init": len(space.leaves())}
+    if model != "random":
+        arm["inference"] = inference
+    return arm
+
+
+def run_jbo(problem_name: str, methods, seeds: list[int], budget: int, inference: str) -> dict:
+    """All ``seeds`` of the jbo ``methods`` on one problem in one :func:`jbo.study` call
+    (:func:`_common.run_arms`: arms that differ only in values share a compiled program).
 
     Returns:
-      ``{str(seed): {"values": [...], "call": {"seconds", "compile_seconds", "seeds"}}}``; the call's
-      wall time (compilation included) is shared by its seeds.
+      ``{method: {str(seed): {"values": [...], "call": {"seconds", "compile_seconds", "seeds", "arms"}}}}``:
+      ``seconds`` is the arm's share of the study's wall time, its program's compile time included, shared
+      by its seeds (``seeds``: their number).
     """
-    import jbo
     from jbo.benchmarks import get_problem
 
     problem = get_problem(problem_name)
     space = problem.space()
-    model, options = model_of(method)
-    options = dict(options)
-    if model != "random":
-        options["inference"] = inference
-    result = jbo.minimize_many(problem.evaluate, space, budget=budget, seeds=seeds, model=model,
-                               n_init=len(space.leaves()), **options)
-    call = {"seconds": result.seconds, "compile_seconds": result.compile_seconds, "seeds": len(seeds)}
-    return {str(seed): {"values": [float(v) for v in values], "call": call}
-            for seed, values in zip(seeds, result.values)}
+    arms = {m: arm_of(m, space, inference) for m in methods}
+    out = {}
+    for method, part, values, call in _common.run_arms(problem.evaluate, space, budget, seeds, arms):
+        record_call = {"seconds": call["seconds"], "compile_seconds": call["compile_seconds"], "seeds": len(part),
+                       "arms": call["arms"]}
+        out.setdefault(method, {}).update({str(s): {"values": v, "call": record_call} for s, v in zip(part, values)})
+    return out
 
 
 # ------------------------------------------------------------------------------------ TPE (peer)
@@ -235,11 +248,7 @@ def run_key(problem: str, method: str, budget: int, inference: str) -> str:
 def merge_runs(key: str, runs: dict, name: str = RESULTS_FILE) -> dict:
     """Add ``runs`` (``{seed: record}``) under ``key`` in the results file ``name`` (file lock); the merged
     results."""
-    path = os.path.join(_common.RESULTS, name)
-    results = {}
-    for seed, record in runs.items():
-        results = _common.merge_result(path, [key, seed], record)
-    return results
+    return _common.merge_results(os.path.join(_common.RESULTS, name), [([key, seed], r) for seed, r in runs.items()])
 
 
 # ------------------------------------------------------------------------------------- figures
@@ -284,7 +293,7 @@ def log10_curves(runs: dict, optimum: float):
 
 # -------------------------------------------------------------------------------------- report
 def _seconds(runs: dict) -> str:
-    """Wall time: per call (all seeds, compilation included) for jbo, per seed for the peer."""
+    """Wall time: of the calls (all seeds, compilation in brackets) for jbo, per seed for the peer."""
     import numpy as np
 
     records = list(runs.values())
@@ -296,156 +305,268 @@ def _seconds(runs: dict) -> str:
     return f"{np.mean([r['seconds'] for r in records]):.1f} / seed"
 
 
-def compare(finals: dict, a: str, b: str, seeds: dict) -> tuple[float, float] | None:
-    """Mean and standard error of the per-seed difference ``a - b`` of final log10 distances, over the
-    seeds both ran (paired: model-based methods share each seed's initial design)."""
+def table_suffix(results: dict) -> str:
+    """``"budget/inference"`` of the report: the one with the most stored runs of the table's methods (the
+    default budget and inference on a tie)."""
+    counts = {}
+    for key, runs in results.items():
+        parts = key.split("/")
+        if len(parts) == 4 and parts[1] in METHODS:
+            counts[f"{parts[2]}/{parts[3]}"] = counts.get(f"{parts[2]}/{parts[3]}", 0) + len(runs)
+    default = f"{CHECK_AT}/{DEFAULT_INFERENCE}"
+    return max(counts, key=lambda s: (counts[s], s == default)) if counts else default
+
+
+def curves_of(results: dict, suffix: str) -> dict:
+    """``{(problem, method): (seeds, (n_seeds, T) log10 distances)}`` of every stored method at ``suffix``."""
+    from jbo.benchmarks import get_problem
+
+    out = {}
+    for problem in PROBLEMS:
+        optimum = get_problem(problem).optimum
+        for method in ALL_METHODS:
+            runs = results.get(f"{problem}/{method}/{suffix}", {})
+            if runs:
+                out[problem, method] = (sorted(runs, key=int), log10_curves(runs, optimum))
+    return out
+
+
+def compare(data: dict, problem: str, a: str, b: str, at: int = -1, paired: bool = True):
+    """``(mean a, mean b, mean of a - b, its standard error)`` of the log10 distances at evaluation index
+    ``at``: paired over the seeds both ran (model-based methods share each seed's initial design), or, with
+    ``paired=False`` (a peer with its own start), the difference of the means over each one's seeds.
+    ``None`` unless both ran (on at least 2 common seeds when paired)."""
     import numpy as np
 
-    if a not in finals or b not in finals:
+    if (problem, a) not in data or (problem, b) not in data:
         return None
-    common = sorted(set(seeds[a]) & set(seeds[b]), key=int)
+    (sa, ca), (sb, cb) = data[problem, a], data[problem, b]
+    va, vb = ca[:, at], cb[:, at]
+    if not paired:
+        se = np.sqrt(va.var(ddof=1) / len(va) + vb.var(ddof=1) / len(vb))
+        return float(va.mean()), float(vb.mean()), float(va.mean() - vb.mean()), float(se)
+    common = sorted(set(sa) & set(sb), key=int)
     if len(common) < 2:
         return None
-    da = np.array([finals[a][seeds[a].index(s)] for s in common])
-    db = np.array([finals[b][seeds[b].index(s)] for s in common])
-    diff = da - db
-    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
+    diff = np.array([va[sa.index(s)] - vb[sb.index(s)] for s in common])
+    return float(va.mean()), float(vb.mean()), float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
 
 
-def verdict(finals, a, b, seeds, bar: str) -> str:
-    """One acceptance line: ``a`` against ``b`` with ``bar`` "no worse" or "better"."""
-    import numpy as np
+def ahead(data: dict, problem: str, a: str, b: str, at: int = -1, paired: bool = True) -> bool | None:
+    """Whether ``a`` ends closer to the minimum than ``b`` by more than two standard errors of the difference
+    (:func:`compare`); ``None`` unless both ran."""
+    c = compare(data, problem, a, b, at, paired)
+    return None if c is None else c[2] < -2 * c[3]
 
-    c = compare(finals, a, b, seeds)
+
+def acceptance(data: dict, problem: str, a: str, b: str, bar: str) -> list[str] | None:
+    """Issue #15's check of ``a`` against ``b``: table cells (check, ``a``, ``b``, paired difference, verdict);
+    ``"no worse"``: ``a``'s mean not above ``b``'s, ``"better"``: below it."""
+    c = compare(data, problem, a, b)
     if c is None:
-        return f"`{a}` vs `{b}`: not both run"
-    mean_a, mean_b = float(np.mean(finals[a])), float(np.mean(finals[b]))
-    diff, se = c
+        return None
+    mean_a, mean_b, diff, se = c
     ok = mean_a <= mean_b if bar == "no worse" else mean_a < mean_b
-    word = "met" if ok else ("not met, within 2 paired standard errors" if bar == "no worse" and diff <= 2 * se
-                             else "NOT met")
-    return (f"`{a}` {mean_a:.3f} vs `{b}` {mean_b:.3f} (paired difference {diff:+.3f} ± {se:.3f}): {bar}: {word}")
+    word = "met" if ok else ("not met, within 2 paired se" if bar == "no worse" and diff <= 2 * se else "**not met**")
+    return [f"{bar} than `{b}`", f"{mean_a:.3f}", f"`{b}` {mean_b:.3f}", f"{diff:+.3f} ± {se:.3f}", word]
 
 
-NOTES = """Notes (rows run with `--seeds 10 --no-report`, extended with `--seeds 30 --no-report`, then `--report-only`; \
-`tree`'s earlier 30-seed rows are kept as `tree-additive-hybrid` and `tree-additive-hybrid-shrinkage`):
+def acceptance_rows(data: dict) -> list[tuple[str, list[str]]]:
+    """Issue #15's checks (and issue #4's on ``jenatton_large``): ``(problem, cells)`` per check run."""
+    rows = []
+    for problem in PROBLEMS:
+        checks = [("independent", "no worse"), ("random", "better")] if problem in NONLINEAR \
+            else [("tree-paper", "no worse")]
+        for reference, bar in checks:
+            cells = acceptance(data, problem, "tree", reference, bar)
+            if cells:
+                rows.append((problem, cells))
+        others = {m: data[problem, m][1] for m in ("gp", "random") if (problem, m) in data}
+        tree = data.get((problem, "tree"), (None, None))[1]
+        if problem == "jenatton_large" and tree is not None and tree.shape[1] >= CHECK_AT and len(others) == 2:
+            means = {m: float(c[:, CHECK_AT - 1].mean()) for m, c in others.items()}
+            t = float(tree[:, CHECK_AT - 1].mean())
+            rows.append((problem, [f"issue #4: below `gp` and `random` at {CHECK_AT}", f"{t:.3f}",
+                                   ", ".join(f"`{m}` {v:.3f}" for m, v in means.items()), "–",
+                                   "met" if all(t < v for v in means.values()) else "**not met**"]))
+    return rows
 
-- `tree-paper` ends away from the minimum on every `nonlinear_*` seed: its linear shared terms send the learning rate\
- to an end of its range.
-- `tree`'s two departures from the paper, each measured: a shrinkage prior on the linear shared weights (under the\
- paper's prior a slope the leaves disagree on keeps its spread, and the path EI (6) reads it as promise in another\
- leaf: `tree-additive-hybrid` -3.63 / -3.71 / -2.73 on the `nonlinear_*` trees) and a joint kernel beside the additive\
- ones (an own parameter's best value moving with a shared one: `tree-additive-hybrid-shrinkage` -5.02 / -4.37 /\
- -2.95). Without the prior the joint kernel is worse than `tree` on four of the five shared trees.
-- `nonlinear_pipeline` and `jenatton_large_shared` are met by small margins: `tree` is level with the reference there.
-- Choosing the leaf by the full EI (`screen`, `all_leaves`) loses the path EI's leaf exploration (2 or 3 of 10 seeds\
- trapped on `jenatton_large_shared`); `independent` is trapped on 14 and 19 of 30 seeds of Jenatton's shared trees."""
 
-
-def write_report(results: dict, args) -> None:
+def write_report(results: dict) -> None:
     """Figure per problem and the BENCHMARKS.md section: the methods' table (log10 distances at MID and at
-    the budget), the ablation of the tree model's design, the acceptance lines and the notes."""
+    the budget), issue #15's acceptance checks and the ablation of the tree model's design."""
     import numpy as np
 
     from jbo.benchmarks import get_problem
     from jbo.metrics import mean_and_stderr
 
-    suffix = f"{args.budget}/{args.inference}"
+    suffix = table_suffix(results)
+    budget, inference = suffix.split("/")
+    data = curves_of(results, suffix)
     lines = ["## Tree-structured synthetic functions (Jenatton et al. 2017, Fig. 2; non-linear shared parameters)",
-             "", _common.header(),
+             "", _common.header(SECTION),
              f"log10 distance of the best value so far to the known minimum (mean ± standard error over seeds) after"
-             f" {MID} evaluations and at the budget, {args.budget} evaluations including the initial design of one"
-             f" random point per conditional path (TPE: Optuna's own 10 random startup trials), hyperparameters by"
-             f" `{args.inference}`. Jenatton's trees have their minimum 0.1, the `nonlinear_*` trees"
-             f" (`jbo.benchmarks.nonlinear_shared`: a shared learning rate, weight decay, width or dropout whose best"
-             f" value differs per branch) 0.05. Each jbo row is one compiled `jbo.minimize_many` call over all its"
-             f" seeds (time: wall seconds of the call, compilation included, on a machine shared with other jobs);"
-             f" `tpe` is Optuna {_tpe_version(results)} TPESampler (multivariate, group: its setting for conditional"
-             f" spaces) in a subprocess of the peers' environment (time: seconds per seed). `tree` is jbo's default"
-             f" tree model (the paper's node terms plus, in each leaf's GP, a kernel over the shared parameters of"
-             f" its path and one over all its parameters, added to the kernel over its own; each linear shared"
-             f" weight with its own variance under a shrinkage prior;"
-             f" leaf chosen by the larger of the path EI (6) and the full EI at the anchors; the paper's model and"
-             f" search where there are no shared parameters), `tree-paper` Jenatton et al.'s"
-             f" model exactly (shared parameters only linear through the inner nodes, two-step path EI). `marginal` is"
-             f" not run with shared variables (the paper: it cannot be applied there). The paper ran {PAPER_SEEDS}"
-             f" replications.",
-             "", f"| problem | method | seeds | log10 dist. at {MID} | log10 dist. at {args.budget} | time (s) |",
+             f" {MID} evaluations and at the budget, {budget}, the initial design of one random point per conditional"
+             f" path included (`tpe`: {_tpe_version(results)} TPESampler, multivariate and grouped, with its own"
+             f" 10 random startup trials), hyperparameters by `{inference}`; the minimum is 0.1 on Jenatton's trees,"
+             f" 0.05 on jbo's `nonlinear_*` trees (`jbo.benchmarks.nonlinear_shared`: a shared learning rate, weight"
+             f" decay, width or dropout whose best value differs per branch); the paper ran {PAPER_SEEDS} replications."
+             f" Time: wall seconds of the jbo calls (all seeds; their compilation in brackets) on a machine shared"
+             f" with other jobs, seconds per seed for `tpe`.", "",
+             "`tree`: jbo's default tree model (the paper's node terms; in each leaf's GP kernels over the shared"
+             " parameters of its path and over all its parameters added to its own; a shrinkage prior on each linear"
+             " shared weight; leaf chosen by the larger of the path EI (6) and the full EI; the paper's model where"
+             " nothing is shared). `tree-paper`: Jenatton et al.'s model exactly (shared parameters only linear"
+             " through the inner nodes, two-step path EI). `marginal` is not run with shared variables (Sec. 4.1).",
+             "", f"| problem | method | seeds | log10 dist. at {MID} | log10 dist. at {budget} | time (s) |",
              "|---|---|---|---|---|---|"]
-    checks, figures = [], []
-    ablation = {}
-    os.makedirs(os.path.join(_common.ROOT, "experiments", "figures"), exist_ok=True)
+    figures, ablation = [], {}
     for problem in PROBLEMS:
         optimum = get_problem(problem).optimum
-        curves, finals, seeds, at_check = {}, {}, {}, {}
+        curves = {}
         for method in ALL_METHODS:
-            runs = results.get(f"{problem}/{method}/{suffix}", {})
-            if not runs:
+            if (problem, method) not in data:
                 continue
-            c = log10_curves(runs, optimum)
-            seeds[method] = sorted(runs, key=int)
-            finals[method] = c[:, -1]
+            seeds, c = data[problem, method]
             # The design ablation compares like with like: every row on the seeds its variants ran.
-            first = c[[i for i, s in enumerate(seeds[method]) if int(s) < ABLATION_SEEDS], -1]
-            ablation[problem, method] = "%.2f ± %.2f (%d)" % (*mean_and_stderr(first), int(np.sum(first > -2.0)))
+            first = c[[i for i, s in enumerate(seeds) if int(s) < ABLATION_SEEDS], -1]
+            if len(first):
+                ablation[problem, method] = "%.2f ± %.2f (%d)" % (*mean_and_stderr(first), int(np.sum(first > -2.0)))
             if method not in METHODS:
                 continue
             curves[method] = c
-            if c.shape[1] >= CHECK_AT:
-                at_check[method] = float(c[:, CHECK_AT - 1].mean())
             at = lambda t: "%.3f ± %.3f" % mean_and_stderr(c[:, t - 1]) if c.shape[1] >= t else "–"  # noqa: E731
+            runs = results[f"{problem}/{method}/{suffix}"]
             lines.append(f"| {problem} (min {optimum:g}) | {method} | {len(runs)} | {at(MID)} | {at(c.shape[1])} |"
                          f" {_seconds(runs)} |")
         if curves:
-            figure = os.path.join("experiments", "figures", f"tree_synthetic_{problem}.png")
-            plot_bands(curves, os.path.join(_common.ROOT, figure), "log10 distance to the minimum",
-                       f"{problem} ({args.inference})")
-            figures.append(f"`{figure}`")
-        if problem in NONLINEAR:
-            checks.append(f"- {problem}: " + verdict(finals, "tree", "independent", seeds, "no worse") + "; "
-                          + verdict(finals, "tree", "random", seeds, "better") + ".")
-        else:
-            checks.append(f"- {problem}: " + verdict(finals, "tree", "tree-paper", seeds, "no worse") + ".")
-        if problem == "jenatton_large" and "tree" in at_check:
-            others = {m: at_check[m] for m in ("gp", "random") if m in at_check}
-            ok = all(at_check["tree"] < v for v in others.values()) and len(others) == 2
-            checks.append(f"- Issue #4's check: on `jenatton_large` after {CHECK_AT} iterations tree's mean log10"
-                          f" distance {at_check['tree']:.3f} vs " + ", ".join(f"{m} {v:.3f}" for m, v in others.items())
-                          + f": {'met' if ok else 'NOT met'}.")
-    variants = [m for m in ("tree", "tree-paper", "independent", *VARIANTS)
-                if any((p, m) in ablation for p in PROBLEMS) and (m in METHODS[:3] or m in VARIANTS)]
+            path = os.path.join(_common.FIGURES, f"tree_synthetic_{problem}.png")
+            if _common.PLOTS:
+                plot_bands(curves, path, "log10 distance to the minimum", f"{problem} ({inference})")
+            figures.append(f"`{_common.display_path(path)}`")
+    checks = acceptance_rows(data)
+    if checks:
+        lines += ["", "Acceptance (issues #15 and #4; final log10 distances, paired over seeds):", "",
+                  "| problem | check | `tree` | reference | paired difference | verdict |", "|---|---|---|---|---|---|"]
+        lines += [f"| {problem} | " + " | ".join(cells) + " |" for problem, cells in checks]
+    variants = [m for m in ("tree", "tree-paper", "independent", *VARIANTS) if any((p, m) in ablation for p in PROBLEMS)]
     shown = [p for p in PROBLEMS if any((p, v) in ablation for v in VARIANTS)]
-    lines += ["", "Figures (mean ± one standard error): " + ", ".join(figures) + ".", "",
-              "Acceptance (issue #15; paired over seeds, final log10 distances):", "", *checks, "",
-              f"Design of the default tree model: log10 distance at {args.budget} (mean ± standard error, seeds 0–"
-              f"{ABLATION_SEEDS - 1}, those the variants ran, for every row; in"
-              f" brackets the seeds that ended more than 1e-2 away from the minimum, most of them in another leaf's"
-              f" basin). `tree-K-S`: the tree model with shared kernel K (`joint`: one kernel over a leaf's own and"
-              f" shared columns; `additive`: own + shared kernels; `additive+joint`: own + shared + joint) and leaf"
-              f" search S (`two_step`: path EI (6);"
-              f" `screen`: full EI (5) at the anchors; `hybrid`: the larger of the two; see `jbo.models.tree.propose`);"
-              f" `-shared`: the path EI of eq. (6) also holds the leaf GP's shared component (`path_ei=\"shared\"`);"
-              f" these keep the paper's prior of the linear shared weights (one log-normal variance per node, bias"
-              f" included); `-shrinkage`: each shared weight has its own variance under the shrinkage prior"
-              f" (`shared_weights=\"shrinkage\"`, `jbo.models.tree.SHRINKAGE`). On `jenatton_small` and"
-              f" `jenatton_large` (no shared parameters) the variants coincide. `tree` is"
-              f" `tree-additive+joint-hybrid-shrinkage`, or `tree-paper` where no shared parameter exists.", "",
-              "| variant | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
-    for v in variants:
-        lines.append(f"| {v} | " + " | ".join(ablation.get((p, v), "–") for p in shown) + " |")
+    if shown:
+        lines += ["", f"Design of the default tree model: log10 distance at {budget}, seeds 0–{ABLATION_SEEDS - 1} for"
+                  f" every row (in brackets: seeds ending more than 1e-2 from the minimum). `tree-K-S`: shared kernel K"
+                  f" (`joint`, `additive`: own + shared, `additive+joint`) and leaf search S (`two_step`: path EI (6);"
+                  f" `screen`: full EI (5) at the anchors; `hybrid`: the larger; `all_leaves`); `-shared`: the path EI"
+                  f" holds the leaf GP's shared component; the paper's prior of the linear shared weights unless"
+                  f" `-shrinkage`. `tree` is `tree-additive+joint-hybrid-shrinkage` (`tree-paper` where nothing is"
+                  f" shared).", "",
+                  "| variant | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
+        lines += [f"| {v} | " + " | ".join(ablation.get((p, v), "–") for p in shown) + " |" for v in variants]
     lines += ["", "Paper (Fig. 2, qualitative): gp-baseline and random worst, the gap widening with depth; arc good"
-              " early, then overtaken by tree and later by independent; marginal clearly worse than tree."]
-    if NOTES:
-        lines += ["", NOTES]
-    _common.update_section("tree_synthetic", "\n".join(lines))
+              " early, then overtaken by tree and later by independent; marginal clearly worse than tree. Summary"
+              " verdicts: one method is ahead of another when its mean log10 distance is lower by more than two"
+              " standard errors of the difference (paired over seeds; unpaired against `tpe`)."]
+    if figures:
+        lines += ["", "Figures (mean ± one standard error): " + ", ".join(figures) + "."]
+    _common.update_section(SECTION, "\n".join(lines))
+
+
+def report() -> None:
+    """Rewrite the ``tree_synthetic`` section from the stored results (no runs)."""
+    write_report(_common.load_results(RESULTS_FILE, {}))
+
+
+def _fig2(data: dict, others) -> tuple[str, str]:
+    """``(jbo's figure, verdict)`` of a Fig. 2 claim "tree ahead of each of ``others``" over Jenatton's trees
+    where they all ran: ``yes`` when tree is :func:`ahead` of every one on every tree, ``partly`` when its mean
+    is lower on every tree or it is ahead on some, ``no`` otherwise."""
+    lower = ahead_on = trees = 0
+    for p in JENATTON:
+        cs = [compare(data, p, "tree", m) for m in others]
+        if None in cs:
+            continue
+        trees += 1
+        lower += all(c[2] < 0 for c in cs)
+        ahead_on += all(c[2] < -2 * c[3] for c in cs)
+    if not trees:
+        return "–", "not run"
+    verdict = "yes" if ahead_on == trees else "partly" if lower == trees or ahead_on else "no"
+    return f"tree's mean lower on {lower} of {trees} trees, by more than 2 se on {ahead_on}", verdict
+
+
+def claims() -> list[dict]:
+    """Rows of the summary table, from the stored results at the table's budget.
+
+    "Ahead" is :func:`ahead`: a mean log10 distance lower by more than two standard errors of the difference
+    (paired over seeds; unpaired against Optuna's TPE). Jenatton et al.'s Fig. 2 is qualitative: "tree ahead
+    of X" is ``yes`` when tree is ahead of X on every tree where both ran, ``partly`` when its mean is lower on
+    every tree (or it is ahead on some), ``no`` otherwise; "arc good early, then overtaken" is ``yes`` when
+    arc's mean is below tree's at 30 evaluations and tree ahead at the budget on every tree, ``partly`` when
+    one of the two holds on every tree. jbo's ``nonlinear_optimizers2`` row (the headline): ``yes`` when
+    ``tree`` is ahead of both ``tree-paper`` and ``tpe``, ``partly`` of one. Issue #15's (and #4's) checks:
+    ``yes`` when every one is met, ``partly`` when some are.
+    """
+    results = _common.load_results(RESULTS_FILE, {})
+    suffix = table_suffix(results)
+    budget = suffix.split("/")[0]
+    data = curves_of(results, suffix)
+    ms = lambda p, m: "%.3f ± %.3f" % _common.mean_se(data[p, m][1][:, -1])  # noqa: E731
+    fig2 = "Jenatton et al. 2017, Fig. 2"
+    rows = []
+    figure, verdict = _fig2(data, ("gp", "random"))
+    rows.append(_common.claim(fig2, f"tree ahead of gp-baseline and random on the four balanced trees (log10"
+                              f" distance at {budget} evaluations)", "qualitative: gp-baseline and random worst",
+                              figure, verdict, SECTION))
+    figure, verdict = _fig2(data, ("marginal",))
+    rows.append(_common.claim(fig2, f"marginal behind tree on the trees without shared variables (at {budget})",
+                              "qualitative: marginal clearly worse than tree", figure, verdict, SECTION))
+    early = late = trees = 0
+    for p in JENATTON:
+        c_early, c_late = compare(data, p, "arc", "tree", at=MID - 1), compare(data, p, "tree", "arc")
+        if c_early is None or c_late is None:
+            continue
+        trees += 1
+        early += c_early[0] < c_early[1]
+        late += c_late[2] < -2 * c_late[3]
+    parts = [trees and early == trees, trees and late == trees]
+    rows.append(_common.claim(fig2, f"arc good early (mean below tree's at {MID} evaluations), then overtaken by tree"
+                              f" (tree ahead at {budget})", "qualitative: arc good early, then overtaken by tree",
+                              f"arc below tree at {MID} on {early} of {trees} trees; tree ahead at {budget} on {late}"
+                              if trees else "–",
+                              "not run" if not trees else "yes" if all(parts) else "partly" if any(parts) else "no",
+                              SECTION))
+    problem = "nonlinear_optimizers2"
+    headline = (f"`{problem}`, a conditional space whose learning rate two optimisers share: log10 distance to the"
+                f" optimum after {budget} evaluations")
+    if (problem, "tree") not in data:
+        rows.append(_common.claim("jbo (extends Jenatton et al. 2017)", headline, "–", "–",
+                                  "not run", SECTION, headline=True))
+    else:
+        tested = [v for v in (ahead(data, problem, "tree", "tree-paper"),
+                              ahead(data, problem, "tree", "tpe", paired=False)) if v is not None]
+        verdict = ("not run" if not tested else "yes" if len(tested) == 2 and all(tested)
+                   else "partly" if any(tested) else "no")
+        others = "; ".join(f"{label}: {ms(problem, m)}" for m, label in
+                           (("tree-paper", "Jenatton et al.'s tree model (`tree-paper`, run in jbo)"),
+                            ("tpe", "Optuna TPE")) if (problem, m) in data)
+        rows.append(_common.claim("jbo (extends Jenatton et al. 2017)",
+                                  f"{headline}, {len(data[problem, 'tree'][0])} seeds", others,
+                                  f"tree GP: {ms(problem, 'tree')}", verdict, SECTION, headline=True))
+    checks = acceptance_rows(data)
+    met = sum(cells[-1] == "met" for _, cells in checks)
+    rows.append(_common.claim("jbo", "tree no worse than Jenatton's model on their trees; no worse than independent"
+                              " and better than random on the `nonlinear_*` trees (issues #15, #4)", "–",
+                              f"{met} of {len(checks)} checks met" if checks else "–",
+                              "not run" if not checks else "yes" if met == len(checks) else "partly" if met else "no",
+                              SECTION))
+    return rows
 
 
 def _tpe_version(results: dict) -> str:
     for runs in results.values():
         for record in runs.values():
             if "peer" in record:
-                return record["peer"].split()[1]
-    return "(not run)"
+                return "Optuna " + record["peer"].split()[1]
+    return "Optuna"
 
 
 def main(argv=None):
@@ -459,46 +580,71 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=CHECK_AT, help="evaluations per run, initial design included")
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=PROBLEMS)
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=ALL_METHODS)
-    parser.add_argument("--inference", default="map", choices=["slice", "map", "nuts"])
+    parser.add_argument("--inference", default=DEFAULT_INFERENCE, choices=["slice", "map", "nuts"])
     parser.add_argument("--peers-python", default=PEERS_PYTHON, help="interpreter with optuna, for tpe")
-    parser.add_argument("--report-only", action="store_true", help="rewrite figures and table from the saved JSON")
-    parser.add_argument("--results", default=RESULTS_FILE, help="results JSON under experiments/results/")
-    parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md and the figures alone (checks)")
+    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
+    parser.add_argument("--results", default=RESULTS_FILE,
+                        help="results JSON under the results directory (the report reads the default one)")
+    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
+                        " instead of the repository's (checks on tiny settings)")
+    parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md and the figures alone")
     args = parser.parse_args(argv)
     _common.setup()
+    _common.use_results_dir(args.results_dir)
 
     results = load_results(args.results)
-    failed = []
+    failed, ran = [], False
     if not args.report_only:
         wanted = [str(s) for s in range(args.first_seed, args.first_seed + args.seeds)]
+        methods = available_methods(args.methods)
         for problem in args.problems:
-            for method in available_methods(args.methods):
+            groups = {}  # the jbo methods missing the same seeds run in one jbo.study
+            for method in methods:
                 if not applicable(problem, method):
                     continue
                 key = run_key(problem, method, args.budget, args.inference)
-                missing = [int(s) for s in wanted if s not in results.get(key, {})]
+                missing = tuple(int(s) for s in wanted if s not in results.get(key, {}))
                 if not missing:
                     continue
-                start = time.perf_counter()
                 if method == "tpe":
-                    runs = run_tpe(problem, missing, args.budget, args.peers_python)
-                    if runs is None:
-                        continue
-                else:
+                    start = time.perf_counter()
+                    runs = run_tpe(problem, list(missing), args.budget, args.peers_python)
+                    if runs is not None:
+                        results, ran = merge_runs(key, runs, args.results), True
+                        _print_runs(problem, method, runs, time.perf_counter() - start)
+                    continue
+                groups.setdefault(missing, []).append(method)
+            for missing, names in groups.items():
+                # one study for the group; where it fails, each method alone, so that one failing method
+                # does not stop the others
+                for batch in [names] if len(names) == 1 else [names, *[[m] for m in names]]:
+                    start = time.perf_counter()
                     try:
-                        runs = run_jbo(problem, method, missing, args.budget, args.inference)
+                        by_method = run_jbo(problem, batch, list(missing), args.budget, args.inference)
                     except Exception as e:  # noqa: BLE001 - one failing method must not stop the study
-                        print(f"{problem} {method} FAILED: {type(e).__name__}: {e}", flush=True)
-                        failed.append(f"{problem}/{method}")
+                        print(f"{problem} {batch} FAILED: {type(e).__name__}: {e}", flush=True)
+                        if len(batch) == 1:
+                            failed.append(f"{problem}/{batch[0]}")
                         continue
-                results = merge_runs(key, runs, args.results)
-                best = [min(v for v in r["values"] if v == v) for r in runs.values()]
-                print(f"{problem} {method} seeds {missing[0]}..{missing[-1]}: mean best {sum(best) / len(best):.5f}"
-                      f" ({time.perf_counter() - start:.0f} s)", flush=True)
+                    for method, runs in by_method.items():
+                        results = merge_runs(run_key(problem, method, args.budget, args.inference), runs, args.results)
+                        _print_runs(problem, method, runs, time.perf_counter() - start)
+                    ran = True
+                    if batch is names:
+                        break
+        if ran and args.results == RESULTS_FILE:
+            _common.record_provenance(SECTION)
     if not args.no_report:
-        write_report(results, args)
+        _common.regenerate()
     if failed:
         sys.exit(f"failed: {failed}")
+
+
+def _print_runs(problem: str, method: str, runs: dict, seconds: float) -> None:
+    best = [min(v for v in r["values"] if v == v) for r in runs.values()]
+    seeds = sorted(runs, key=int)
+    print(f"{problem} {method} seeds {seeds[0]}..{seeds[-1]}: mean best {sum(best) / len(best):.5f}"
+          f" ({seconds:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,152 @@
+"""Regenerate BENCHMARKS.md, and the README's results table, from the stored results alone.
+
+Every experiment script owns its sections: ``report()`` writes them from its results file(s) under
+``experiments/results`` (through :func:`_common.update_section`), and ``claims()`` returns the rows it
+contributes to the summary (:func:`_common.claim`: paper · claim · paper's figure · jbo's figure ·
+reproduced?), each decided from the same data. This script calls them all, then writes the summary
+table first, one part per paper, then the core's quality and the speed sections. Scripts call
+:func:`write` after a run, so BENCHMARKS.md never holds a figure that is not in the data.
+
+    python experiments/report.py [--figures]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+# The document's parts, in order: (heading, the scripts whose sections it holds).
+PARTS = (
+    ("DNGO: Snoek et al. 2015, Scalable Bayesian optimization using deep neural networks",
+     ("dngo_table1", "dngo_scaling", "dngo_ablation", "dngo_boundary")),
+    ("Ensembled DNGO: Pethick 2018", ("ensemble_dngo",)),
+    ("The arc kernel: Swersky et al. 2014, Raiders of the lost architecture", ("arc_regression",)),
+    ("Tree-structured BO: Jenatton et al. 2017, Bayesian optimization with tree-structured dependencies",
+     ("tree_synthetic", "conditional_mlp", "bench_tree")),
+    ("BOCK: Oh et al. 2018, Bayesian optimization with cylindrical kernels",
+     ("bock_table1", "bock_table2", "bock_scaling", "bock_mlp_weights")),
+    ("The core: quality against peers, and features",
+     ("core_quality", "hartmann6_traps", "escape_ablation", "constrained", "parallel_workers", "optuna_sampler")),
+    ("Speed", ("bench_suggest", "bench_compiled", "bench_study", "bench_byo")),
+)
+# Measured by hand, kept as written (each row names how it was measured).
+AUTHORED = {"Speed": os.path.join(os.path.dirname(os.path.abspath(__file__)), "design_choices.md")}
+README = os.path.join(_common.ROOT, "README.md")
+HEADLINE = ("<!-- BEGIN headline -->", "<!-- END headline -->")
+
+INTRO = ("Every figure below is regenerated from the stored results (`experiments/results/*.json`) by"
+         " `python experiments/report.py`; each section names the command, machine and commit that made its data."
+         " Budgets include the initial design.")
+
+
+def _sections(text: str) -> dict:
+    """``{name: markdown}`` of the sections delimited by :func:`_common.update_section`'s comments."""
+    return {m.group(1): m.group(2).strip()
+            for m in re.finditer(r"<!-- BEGIN (\S+) -->\n(.*?)<!-- END \1 -->", text, flags=re.S)}
+
+
+def _demote(markdown: str) -> str:
+    """One heading level down: a script's ``##`` section becomes a ``###`` under its part."""
+    return re.sub(r"^(#{2,5}) ", lambda m: "#" + m.group(1) + " ", markdown, flags=re.M)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def summary_table(claims: list[dict]) -> str:
+    rows = ["| paper | claim | paper's figure | jbo's figure | reproduced? | section |", "|---|---|---|---|---|---|"]
+    for c in claims:
+        rows.append("| " + " | ".join(_cell(c[k]) for k in ("paper", "claim", "paper_figure", "jbo_figure",
+                                                             "reproduced")) + f" | [{c['section']}](#{c['section']}) |")
+    return "\n".join(rows)
+
+
+def headline_table(claims: list[dict]) -> str:
+    rows = ["| result | jbo | compared with | reproduced? | section |", "|---|---|---|---|---|"]
+    for c in claims:
+        if c["headline"]:
+            against = c["paper_figure"] if c["paper"].startswith("jbo") else f"{c['paper']}: {c['paper_figure']}"
+            rows.append("| " + " | ".join(_cell(t) for t in (c["claim"], c["jbo_figure"], against, c["reproduced"]))
+                        + f" | [{c['section']}](BENCHMARKS.md#{c['section']}) |")
+    return "\n".join(rows)
+
+
+def collect(figures: bool = False) -> tuple[dict, list[dict]]:
+    """Every script's sections (rendered into a scratch file) and claims, by script name."""
+    target, plots = _common.BENCHMARKS, _common.PLOTS
+    sections, claims = {}, []
+    with tempfile.TemporaryDirectory() as scratch:
+        _common.BENCHMARKS, _common.PLOTS = os.path.join(scratch, "BENCHMARKS.md"), figures
+        try:
+            for _, scripts in PARTS:
+                for name in scripts:
+                    module = importlib.import_module(name)
+                    before = set(_sections(open(_common.BENCHMARKS).read())) if os.path.exists(_common.BENCHMARKS) \
+                        else set()
+                    module.report()
+                    after = _sections(open(_common.BENCHMARKS).read()) if os.path.exists(_common.BENCHMARKS) else {}
+                    sections[name] = {k: v for k, v in after.items() if k not in before}
+                    claims += module.claims()
+        finally:
+            _common.BENCHMARKS, _common.PLOTS = target, plots
+    return sections, claims
+
+
+def render(sections: dict, claims: list[dict]) -> str:
+    lines = ["# jbo benchmarks", "", INTRO, "", "## Summary", "",
+             "Each paper's claims that jbo's experiments measure, and the library's own bars; `reproduced?` is"
+             " decided from the data by the script that owns the section.", "", summary_table(claims), ""]
+    for heading, scripts in PARTS:
+        parts = [(section, text) for name in scripts for section, text in sections[name].items()]
+        if not parts and heading not in AUTHORED:
+            continue
+        lines += [f"## {heading}", ""]
+        for section, text in parts:
+            lines += [f'<a id="{section}"></a>', "", f"<!-- BEGIN {section} -->", _demote(text), f"<!-- END {section} -->", ""]
+        if heading in AUTHORED:
+            lines += [_demote(open(AUTHORED[heading]).read().strip()), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def update_readme(claims: list[dict], path: str = README) -> None:
+    """Replace the README's results table (between :data:`HEADLINE`'s comments) by the headline claims."""
+    text = open(path).read()
+    begin, end = HEADLINE
+    if begin not in text or end not in text:
+        raise SystemExit(f"{path} has no {begin} … {end} block for the headline results")
+    text = text[: text.index(begin) + len(begin)] + "\n" + headline_table(claims) + "\n" + text[text.index(end):]
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def write(figures: bool = False, readme: bool | None = None) -> str:
+    """Regenerate BENCHMARKS.md from the stored results (and the README's headline table when the
+    results are the repository's own). Returns the path written."""
+    sections, claims = collect(figures)
+    with open(_common.BENCHMARKS, "w") as f:
+        f.write(render(sections, claims))
+    if readme if readme is not None else _common.BENCHMARKS == os.path.join(_common.ROOT, "BENCHMARKS.md"):
+        update_readme(claims)
+    return _common.BENCHMARKS
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--figures", action="store_true", help="draw every section's figures again")
+    parser.add_argument("--results-dir", default=None, help="regenerate from (and into) this directory")
+    args = parser.parse_args(argv)
+    _common.setup(cache=False)
+    _common.use_results_dir(args.results_dir)
+    print(write(args.figures))
+
+
+if __name__ == "__main__":
+    main()
