@@ -12,12 +12,16 @@ regenerates it):
 * ``many``: ``--seeds`` seeds of Hartmann6 at 100 evaluations with the defaults (GP, slice sampling, EI):
   ``minimize_many`` (the default stages, those ``jbo.minimize`` pads to) against ``jbo.minimize`` seed after
   seed, each in a fresh process with an empty cache; and the per-seed best values of both (parity).
+* ``compile``: where XLA spends the grid program's compile time: the program compiled once in a fresh
+  process with XLA's per-pass timing log on (``TF_CPP_VMODULE=hlo_pass_pipeline=1``); the HLO passes summed
+  by name and by pipeline, the rest of XLA's time being code generation (LLVM).
 * ``stages``: the same runs (``--stage-seeds`` seeds) through ``jbo.study`` with three staging choices: one size
   (the whole budget), the default (half, then whole), doubling from 16: compile and running seconds.
 
     python experiments/bench_study.py grid seeds --repeats 2
     python experiments/bench_study.py many --seeds 30
     python experiments/bench_study.py stages --stage-seeds 10
+    python experiments/bench_study.py compile
     python experiments/bench_study.py report          # or --report-only
 
 Timings of calls against each other (fresh processes, empty caches), so the parts keep their drivers.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -120,17 +125,50 @@ print(json.dumps({{"seconds": r.seconds, "compile": r.compile_seconds, "trace": 
                   "running": float(r.step_seconds.sum()), "best": r.best_values[0].tolist()}}))
 """
 
+COMPILE = r"""
+import json
+import jbo
+from jbo import many, studies
+from jbo.benchmarks import get_problem
+p = get_problem("hartmann6")
+group = studies.plan(p.space(), {budget}, {arms})[0]
+program = many.program_for(p.evaluate, p.space(), {budget}, group.settings, group.n_init_range)
+program._program(1)
+print(json.dumps({{"arms": list(group.names), "compile": program.compile_seconds, "trace": program.trace_seconds}}))
+"""
+PASS_LINE = re.compile(r"HLO pass: (\S+) time: ([\d.]+) (us|ms|s)\b")
+PIPELINE_LINE = re.compile(r"Running HLO pass pipeline on module \S+: (\S+)")
 
-def run_script(code: str) -> dict:
+
+def pass_seconds(log: str) -> tuple[dict, dict]:
+    """XLA's per-pass timing log summed ``({pass: seconds}, {pipeline: seconds})`` over the passes that are
+    not themselves pipelines (a nested pipeline is logged as a pass of its parent, and its passes too)."""
+    scale = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
+    names = set(PIPELINE_LINE.findall(log))
+    passes, pipelines, pipeline = {}, {}, "?"
+    for line in log.splitlines():
+        match = PIPELINE_LINE.search(line)
+        if match:
+            pipeline = match.group(1)
+            continue
+        match = PASS_LINE.search(line)
+        if match and match.group(1) not in names:
+            seconds = float(match.group(2)) * scale[match.group(3)]
+            passes[match.group(1)] = passes.get(match.group(1), 0.0) + seconds
+            pipelines[pipeline] = pipelines.get(pipeline, 0.0) + seconds
+    return passes, pipelines
+
+
+def run_script(code: str, env: dict | None = None, stderr: bool = False) -> dict:
     """``code`` in a fresh interpreter with an empty compilation cache: the wall time and the JSON it prints."""
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "JBO_CACHE_DIR": cache, "JBO_NO_CACHE": "", "OPENBLAS_NUM_THREADS": "1"}
+        env = {**os.environ, "JBO_CACHE_DIR": cache, "JBO_NO_CACHE": "", "OPENBLAS_NUM_THREADS": "1", **(env or {})}
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=_common.ROOT)
         wall = time.perf_counter() - start
     if out.returncode:
         raise RuntimeError(f"subprocess failed:\n{out.stderr[-3000:]}")
-    return {"wall": wall, **json.loads(out.stdout.strip().splitlines()[-1])}
+    return {"wall": wall, **json.loads(out.stdout.strip().splitlines()[-1]), **({"stderr": out.stderr} if stderr else {})}
 
 
 def part_grid(args) -> dict:
@@ -151,6 +189,15 @@ def part_many(args) -> dict:
     print("minimize_many", many["wall"], flush=True)
     sequential = run_script(SEQUENTIAL.format(seeds=args.seeds))
     return {"minimize_many": many, "minimize": sequential}
+
+
+def part_compile(args) -> dict:
+    out = run_script(COMPILE.format(budget=60, arms=ARMS), stderr=True,
+                     env={"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "hlo_pass_pipeline=1"})
+    passes, pipelines = pass_seconds(out.pop("stderr"))
+    top = lambda d, n: dict(sorted(d.items(), key=lambda kv: -kv[1])[:n])
+    return {**out, "passes_total": sum(passes.values()), "passes": top(passes, 12), "pipelines": top(pipelines, 8),
+            "distinct_passes": len(passes)}
 
 
 def part_stages(args) -> dict:
@@ -253,6 +300,16 @@ def write_report(results: dict) -> str:
                   "| stages | compiling [s] | of which tracing [s] | running [s] | wall [s] |", "|---|---|---|---|---|",
                   *[f"| {k} | {v['compile']:.1f} | {v['trace']:.1f} | {v['running']:.1f} | {v['wall']:.1f} |"
                     for k, v in r.items()]]
+    if "compile" in results:
+        r = results["compile"]
+        xla = r["compile"] - r["trace"]
+        lines += ["", results["compile_header"].rstrip(), "",
+                  f"Where the grid's program (arms {', '.join(r['arms'])}: one program) spends its {r['compile']:.1f} s"
+                  f" of compilation: tracing and lowering {r['trace']:.1f} s; XLA {xla:.1f} s, of which its HLO passes"
+                  f" {r['passes_total']:.1f} s ({r['distinct_passes']} distinct passes, from XLA's per-pass timing log)"
+                  f" and the rest, {xla - r['passes_total']:.1f} s, code generation (LLVM). The costliest passes:", "",
+                  "| HLO pass | seconds |", "|---|---|",
+                  *[f"| {name} | {seconds:.2f} |" for name, seconds in list(r["passes"].items())[:8]]]
     lines += ["", "Summary verdicts: each of issue #29's bars (grid, seeds, many) is `yes` when the figures above meet"
               " it. The machine was shared during the grid's first repeats (ratios 0.60, 0.63, before the acquisition"
               " choice integrated its samples once) and the stages part (load 4–5); the rows above are the last runs."]
@@ -261,7 +318,7 @@ def write_report(results: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parts = ["grid", "seeds", "many", "stages", "report"]
+    parts = ["grid", "seeds", "many", "stages", "compile", "report"]
     parser.add_argument("parts", nargs="*", help=f"any of {parts}")
     parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md (as the part 'report')")
     parser.add_argument("--repeats", type=int, default=2)
