@@ -23,6 +23,15 @@ Conventions (where the literature offers a choice):
 * Where a problem has many global minimisers ``argmins`` lists all of them when there are at most
   a few hundred and otherwise a representative subset (documented per factory); the first row is
   always the canonical one (e.g. the origin for Alpine N.1).
+* The classics of the Virtual Library of Simulation Experiments (Ackley ... Zakharov) use its
+  usual domains. Minima and minimisers it prints to a few digits are given to double precision
+  (root solves of the gradient; each docstring in :mod:`jbo.benchmarks.functions` quotes the
+  library's value), e.g. Shekel's minimisers lie near, not at, (4, 4, 4, 4). ``schwefel`` uses the
+  exact constant 418.98288727... (the library prints 418.9829), so that its minimum is 0;
+  ``styblinski_tang``'s minimum is -39.16616570 d (the library's -39.16599 d is a typo);
+  ``michalewicz``'s minimiser is computed for each d. All global minimisers are listed:
+  ``dixon_price`` 2 (x_d of either sign), ``six_hump_camel`` 2, ``holder_table`` and
+  ``cross_in_tray`` 4, ``shubert`` 18.
 
 What a problem is: :mod:`jbo.benchmarks.problem`.
 """
@@ -64,6 +73,39 @@ _griewank = jax.jit(F.griewank)
 _alpine01 = jax.jit(F.alpine01)
 _repeated_branin = jax.jit(F.repeated(F.branin, 2))
 _repeated_hartmann6 = jax.jit(F.repeated(F.hartmann6, 6))
+# the classics of the Virtual Library of Simulation Experiments
+_ackley = jax.jit(F.ackley)
+_rastrigin = jax.jit(F.rastrigin)
+_schwefel = jax.jit(F.schwefel)
+_zakharov = jax.jit(F.zakharov)
+_dixon_price = jax.jit(F.dixon_price)
+_powell = jax.jit(F.powell)
+_shekel = {5: jax.jit(F.shekel5), 7: jax.jit(F.shekel7), 10: jax.jit(F.shekel10)}
+_sum_of_different_powers = jax.jit(F.sum_of_different_powers)
+_styblinski_tang = jax.jit(F.styblinski_tang)
+_michalewicz = jax.jit(F.michalewicz)
+_six_hump_camel = jax.jit(F.six_hump_camel)
+_rotated_hyper_ellipsoid = jax.jit(F.rotated_hyper_ellipsoid)
+_trid = jax.jit(F.trid)
+_sphere = jax.jit(F.sphere)
+_sum_squares = jax.jit(F.sum_squares)
+_goldstein_price = jax.jit(F.goldstein_price)
+_beale = jax.jit(F.beale)
+_booth = jax.jit(F.booth)
+_matyas = jax.jit(F.matyas)
+_three_hump_camel = jax.jit(F.three_hump_camel)
+_easom = jax.jit(F.easom)
+_eggholder = jax.jit(F.eggholder)
+_holder_table = jax.jit(F.holder_table)
+_cross_in_tray = jax.jit(F.cross_in_tray)
+_drop_wave = jax.jit(F.drop_wave)
+_levy13 = jax.jit(F.levy13)
+_bukin6 = jax.jit(F.bukin6)
+_mccormick = jax.jit(F.mccormick)
+_colville = jax.jit(F.colville)
+_forrester = jax.jit(F.forrester)
+_gramacy_lee = jax.jit(F.gramacy_lee)
+_shubert = jax.jit(F.shubert)
 
 
 def branin(dim: int | None = None) -> Problem:
@@ -172,6 +214,240 @@ def repeated_hartmann6(dim: int | None = None) -> Problem:
     )
 
 
+# --------------------------------------------------------------------------------------------
+# The classics of the Virtual Library of Simulation Experiments (Surjanovic & Bingham,
+# sfu.ca/~ssurjano): usual domain, known minimum, minimisers; formulas and sources of the
+# constants in jbo.benchmarks.functions. Scalable ones default to d = 2 (Powell: 4).
+# --------------------------------------------------------------------------------------------
+def _origin(name: str, fn, low: float, high: float, dim, default: int = 2, multiple: int = 1) -> Problem:
+    """A scalable problem on [low, high]^d with minimum 0 at the origin only."""
+    d = _var_dim(name, dim, default, minimum=multiple, multiple=multiple)
+    return Problem(name, fn, _box(low, high, d), 0.0, np.zeros((1, d)))
+
+
+def ackley(dim: int | None = None) -> Problem:
+    """Ackley (a = 20, b = 0.2, c = 2 pi) on [-32.768, 32.768]^d (default d = 2): 0 at the origin."""
+    return _origin("ackley", _ackley, -32.768, 32.768, dim)
+
+
+def rastrigin(dim: int | None = None) -> Problem:
+    """Rastrigin on [-5.12, 5.12]^d (default d = 2): 0 at the origin."""
+    return _origin("rastrigin", _rastrigin, -5.12, 5.12, dim)
+
+
+def schwefel(dim: int | None = None) -> Problem:
+    """Schwefel on [-500, 500]^d (default d = 2): 0 at x_i = 420.968746 (with the exact
+    constant 418.98288727..., see :func:`jbo.benchmarks.functions.schwefel`)."""
+    d = _var_dim("schwefel", dim, 2)
+    return Problem("schwefel", _schwefel, _box(-500.0, 500.0, d), 0.0, np.full((1, d), F.SCHWEFEL_ARGMIN))
+
+
+def zakharov(dim: int | None = None) -> Problem:
+    """Zakharov on [-5, 10]^d (default d = 2): 0 at the origin."""
+    return _origin("zakharov", _zakharov, -5.0, 10.0, dim)
+
+
+def dixon_price(dim: int | None = None) -> Problem:
+    """Dixon-Price on [-10, 10]^d (default d = 2): 0 at x_i = 2^(-(2^i - 2) / 2^i).
+
+    ``argmins``: that point, then (d >= 2) the same with x_d negated, the only other minimiser.
+    """
+    d = _var_dim("dixon_price", dim, 2)
+    i = np.arange(1, d + 1, dtype=np.float64)
+    x = 2.0 ** (-(2.0**i - 2.0) / 2.0**i)
+    rows = [x] if d == 1 else [x, np.concatenate([x[:-1], -x[-1:]])]
+    return Problem("dixon_price", _dixon_price, _box(-10.0, 10.0, d), 0.0, np.array(rows))
+
+
+def powell(dim: int | None = None) -> Problem:
+    """Powell on [-4, 5]^d (default d = 4, d a multiple of 4): 0 at the origin."""
+    return _origin("powell", _powell, -4.0, 5.0, dim, default=4, multiple=4)
+
+
+def _shekel_problem(m: int, dim) -> Problem:
+    name = f"shekel{m}"
+    _fixed_dim(name, 4, dim)
+    return Problem(name, _shekel[m], _box(0.0, 10.0, 4), F.SHEKEL_OPTIMA[m], F.SHEKEL_ARGMINS[m].copy())
+
+
+def shekel5(dim: int | None = None) -> Problem:
+    """Shekel with m = 5 on [0, 10]^4: -10.1531996791 (VLSE: -10.1532) near (4, 4, 4, 4)."""
+    return _shekel_problem(5, dim)
+
+
+def shekel7(dim: int | None = None) -> Problem:
+    """Shekel with m = 7 on [0, 10]^4: -10.4029153368 (VLSE: -10.4029) near (4, 4, 4, 4)."""
+    return _shekel_problem(7, dim)
+
+
+def shekel10(dim: int | None = None) -> Problem:
+    """Shekel with m = 10 on [0, 10]^4: -10.5364431535 (VLSE: -10.5364) near (4, 4, 4, 4)."""
+    return _shekel_problem(10, dim)
+
+
+def sum_of_different_powers(dim: int | None = None) -> Problem:
+    """Sum of different powers on [-1, 1]^d (default d = 2): 0 at the origin."""
+    return _origin("sum_of_different_powers", _sum_of_different_powers, -1.0, 1.0, dim)
+
+
+def styblinski_tang(dim: int | None = None) -> Problem:
+    """Styblinski-Tang on [-5, 5]^d (default d = 2): -39.16616570 d at x_i = -2.903534028."""
+    d = _var_dim("styblinski_tang", dim, 2)
+    return Problem(
+        "styblinski_tang",
+        _styblinski_tang,
+        _box(-5.0, 5.0, d),
+        F.STYBLINSKI_TANG_OPTIMUM * d,
+        np.full((1, d), F.STYBLINSKI_TANG_ARGMIN),
+    )
+
+
+def michalewicz(dim: int | None = None) -> Problem:
+    """Michalewicz (m = 10) on [0, pi]^d (default d = 2): -1.8013 (d = 2), -4.687658 (d = 5),
+    -9.66015 (d = 10), any d computed by :func:`jbo.benchmarks.functions.michalewicz_minimiser`."""
+    d = _var_dim("michalewicz", dim, 2)
+    x, value = F.michalewicz_minimiser(d)
+    return Problem("michalewicz", _michalewicz, _box(0.0, np.pi, d), value, x[None])
+
+
+def six_hump_camel(dim: int | None = None) -> Problem:
+    """Six-hump camel on [-3, 3] x [-2, 2]: -1.0316284535 at +-(0.0898420131, -0.7126564030)."""
+    _fixed_dim("six_hump_camel", 2, dim)
+    return Problem(
+        "six_hump_camel",
+        _six_hump_camel,
+        np.array([[-3.0, 3.0], [-2.0, 2.0]]),
+        F.SIX_HUMP_CAMEL_OPTIMUM,
+        F.SIX_HUMP_CAMEL_ARGMINS.copy(),
+    )
+
+
+def rotated_hyper_ellipsoid(dim: int | None = None) -> Problem:
+    """Rotated hyper-ellipsoid on [-65.536, 65.536]^d (default d = 2): 0 at the origin."""
+    return _origin("rotated_hyper_ellipsoid", _rotated_hyper_ellipsoid, -65.536, 65.536, dim)
+
+
+def trid(dim: int | None = None) -> Problem:
+    """Trid on [-d^2, d^2]^d (default d = 2): -d (d + 4)(d - 1) / 6 at x_i = i (d + 1 - i)."""
+    d = _var_dim("trid", dim, 2)
+    i = np.arange(1, d + 1, dtype=np.float64)
+    return Problem(
+        "trid", _trid, _box(-float(d * d), float(d * d), d), -d * (d + 4) * (d - 1) / 6.0, (i * (d + 1 - i))[None]
+    )
+
+
+def sphere(dim: int | None = None) -> Problem:
+    """Sphere on [-5.12, 5.12]^d (default d = 2): 0 at the origin."""
+    return _origin("sphere", _sphere, -5.12, 5.12, dim)
+
+
+def sum_squares(dim: int | None = None) -> Problem:
+    """Sum of squares on [-10, 10]^d (default d = 2): 0 at the origin."""
+    return _origin("sum_squares", _sum_squares, -10.0, 10.0, dim)
+
+
+def _fixed(name: str, fn, bounds, optimum: float, argmins, dim) -> Problem:
+    """A fixed-dimension problem on ``bounds``."""
+    bounds = np.asarray(bounds, dtype=np.float64)
+    _fixed_dim(name, bounds.shape[0], dim)
+    return Problem(name, fn, bounds, float(optimum), np.array(argmins, dtype=np.float64))
+
+
+def goldstein_price(dim: int | None = None) -> Problem:
+    """Goldstein-Price on [-2, 2]^2: 3 at (0, -1)."""
+    return _fixed("goldstein_price", _goldstein_price, _box(-2.0, 2.0, 2), 3.0, [[0.0, -1.0]], dim)
+
+
+def beale(dim: int | None = None) -> Problem:
+    """Beale on [-4.5, 4.5]^2: 0 at (3, 0.5)."""
+    return _fixed("beale", _beale, _box(-4.5, 4.5, 2), 0.0, [[3.0, 0.5]], dim)
+
+
+def booth(dim: int | None = None) -> Problem:
+    """Booth on [-10, 10]^2: 0 at (1, 3)."""
+    return _fixed("booth", _booth, _box(-10.0, 10.0, 2), 0.0, [[1.0, 3.0]], dim)
+
+
+def matyas(dim: int | None = None) -> Problem:
+    """Matyas on [-10, 10]^2: 0 at the origin."""
+    return _fixed("matyas", _matyas, _box(-10.0, 10.0, 2), 0.0, [[0.0, 0.0]], dim)
+
+
+def three_hump_camel(dim: int | None = None) -> Problem:
+    """Three-hump camel on [-5, 5]^2: 0 at the origin."""
+    return _fixed("three_hump_camel", _three_hump_camel, _box(-5.0, 5.0, 2), 0.0, [[0.0, 0.0]], dim)
+
+
+def easom(dim: int | None = None) -> Problem:
+    """Easom on [-100, 100]^2: -1 at (pi, pi)."""
+    return _fixed("easom", _easom, _box(-100.0, 100.0, 2), -1.0, [[np.pi, np.pi]], dim)
+
+
+def eggholder(dim: int | None = None) -> Problem:
+    """Eggholder on [-512, 512]^2: -959.6406627 at (512, 404.2318051), on the boundary."""
+    return _fixed("eggholder", _eggholder, _box(-512.0, 512.0, 2), F.EGGHOLDER_OPTIMUM, F.EGGHOLDER_ARGMIN, dim)
+
+
+def holder_table(dim: int | None = None) -> Problem:
+    """Hölder table on [-10, 10]^2: -19.2085025679 at (+-8.0550235, +-9.6645900)."""
+    return _fixed(
+        "holder_table", _holder_table, _box(-10.0, 10.0, 2), F.HOLDER_TABLE_OPTIMUM, F.HOLDER_TABLE_ARGMINS, dim
+    )
+
+
+def cross_in_tray(dim: int | None = None) -> Problem:
+    """Cross-in-tray on [-10, 10]^2: -2.0626118708 at (+-1.3494066, +-1.3494066)."""
+    return _fixed(
+        "cross_in_tray", _cross_in_tray, _box(-10.0, 10.0, 2), F.CROSS_IN_TRAY_OPTIMUM, F.CROSS_IN_TRAY_ARGMINS, dim
+    )
+
+
+def drop_wave(dim: int | None = None) -> Problem:
+    """Drop-wave on [-5.12, 5.12]^2: -1 at the origin."""
+    return _fixed("drop_wave", _drop_wave, _box(-5.12, 5.12, 2), -1.0, [[0.0, 0.0]], dim)
+
+
+def levy13(dim: int | None = None) -> Problem:
+    """Levy N. 13 on [-10, 10]^2: 0 at (1, 1)."""
+    return _fixed("levy13", _levy13, _box(-10.0, 10.0, 2), 0.0, [[1.0, 1.0]], dim)
+
+
+def bukin6(dim: int | None = None) -> Problem:
+    """Bukin N. 6 on [-15, -5] x [-3, 3]: 0 at (-10, 1)."""
+    return _fixed("bukin6", _bukin6, [[-15.0, -5.0], [-3.0, 3.0]], 0.0, [[-10.0, 1.0]], dim)
+
+
+def mccormick(dim: int | None = None) -> Problem:
+    """McCormick on [-1.5, 4] x [-3, 4]: -sqrt(3)/2 - pi/3 at (1/2 - pi/3, -1/2 - pi/3)."""
+    return _fixed(
+        "mccormick", _mccormick, [[-1.5, 4.0], [-3.0, 4.0]], F.MCCORMICK_OPTIMUM, F.MCCORMICK_ARGMIN, dim
+    )
+
+
+def colville(dim: int | None = None) -> Problem:
+    """Colville on [-10, 10]^4: 0 at (1, 1, 1, 1)."""
+    return _fixed("colville", _colville, _box(-10.0, 10.0, 4), 0.0, np.ones((1, 4)), dim)
+
+
+def forrester(dim: int | None = None) -> Problem:
+    """Forrester et al. (2008) on [0, 1]: -6.0207400558 at 0.7572487578."""
+    return _fixed(
+        "forrester", _forrester, _box(0.0, 1.0, 1), F.FORRESTER_OPTIMUM, [[F.FORRESTER_ARGMIN]], dim
+    )
+
+
+def gramacy_lee(dim: int | None = None) -> Problem:
+    """Gramacy & Lee (2012) on [0.5, 2.5]: -0.8690111350 at 0.5485634445."""
+    return _fixed(
+        "gramacy_lee", _gramacy_lee, _box(0.5, 2.5, 1), F.GRAMACY_LEE_OPTIMUM, [[F.GRAMACY_LEE_ARGMIN]], dim
+    )
+
+
+def shubert(dim: int | None = None) -> Problem:
+    """Shubert on [-10, 10]^2: -186.7309088 at 18 points (``argmins`` lists all, sorted)."""
+    return _fixed("shubert", _shubert, _box(-10.0, 10.0, 2), F.SHUBERT_OPTIMUM, F.SHUBERT_ARGMINS, dim)
+
+
 PROBLEMS: dict[str, Callable[..., Problem]] = {
     "branin": branin,
     "hartmann3": hartmann3,
@@ -182,6 +458,41 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "alpine01": alpine01,
     "repeated_branin": repeated_branin,
     "repeated_hartmann6": repeated_hartmann6,
+    # the classics of the Virtual Library of Simulation Experiments
+    "ackley": ackley,
+    "beale": beale,
+    "booth": booth,
+    "bukin6": bukin6,
+    "colville": colville,
+    "cross_in_tray": cross_in_tray,
+    "dixon_price": dixon_price,
+    "drop_wave": drop_wave,
+    "easom": easom,
+    "eggholder": eggholder,
+    "forrester": forrester,
+    "goldstein_price": goldstein_price,
+    "gramacy_lee": gramacy_lee,
+    "holder_table": holder_table,
+    "levy13": levy13,
+    "matyas": matyas,
+    "mccormick": mccormick,
+    "michalewicz": michalewicz,
+    "powell": powell,
+    "rastrigin": rastrigin,
+    "rotated_hyper_ellipsoid": rotated_hyper_ellipsoid,
+    "schwefel": schwefel,
+    "shekel5": shekel5,
+    "shekel7": shekel7,
+    "shekel10": shekel10,
+    "shubert": shubert,
+    "six_hump_camel": six_hump_camel,
+    "sphere": sphere,
+    "styblinski_tang": styblinski_tang,
+    "sum_of_different_powers": sum_of_different_powers,
+    "sum_squares": sum_squares,
+    "three_hump_camel": three_hump_camel,
+    "trid": trid,
+    "zakharov": zakharov,
 }
 
 # Pethick (2018)'s benchmarks (SinOne and its embeddings, Corana, Dolan, LennardJones6).
