@@ -67,19 +67,32 @@ def test_a_kernel_object_equal_to_a_name_suggests_the_same_points():
     assert by_object == by_name
 
 
-def test_a_composed_kernel_runs_in_every_driver_and_resumes(tmp_path):
-    opt = ask_tell(model=MATERN_LINEAR, journal=tmp_path / "run.jsonl")
-    assert len(opt.history) == 7
-    header = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
-    assert header["settings"]["model"]["kernel"]["$type"] == "jbo.kernels:Sum"
-    resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
-    assert resumed.settings.model == MATERN_LINEAR
-    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
-    result = jbo.minimize(PROBLEM.evaluate, SPACE, budget=7, model=MATERN_LINEAR, seed=1, **LOOP)
-    assert result.values.tolist() == [h["value"] for h in opt.history]
-    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], model=MATERN_LINEAR, **LOOP)
+@pytest.fixture(scope="module")
+def pieces_run(tmp_path_factory):
+    """A composed kernel and an acquisition function of one's own in one run, in every driver (their
+    programs compile once for the tests below): ask/tell with a journal, the resumed run's next suggestion
+    beside the uninterrupted run's, ``jbo.minimize`` and ``jbo.minimize_many``."""
+    path = tmp_path_factory.mktemp("pieces") / "run.jsonl"
+    pieces = dict(model=MATERN_LINEAR, acquisition=lower_confidence_bound)
+    opt = ask_tell(journal=path, **pieces)
+    header = json.loads(path.read_text().splitlines()[0])
+    resumed = jbo.Optimizer.resume(path)
+    next_suggestions = resumed.ask(size=8), opt.ask(size=8)
+    result = jbo.minimize(PROBLEM.evaluate, SPACE, budget=7, seed=1, **pieces, **LOOP)
+    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], **pieces, **LOOP)
+    return dict(opt=opt, header=header, resumed=resumed, next=next_suggestions, result=result, many=many,
+                values=[h["value"] for h in opt.history])
+
+
+def test_a_composed_kernel_runs_in_every_driver_and_resumes(pieces_run):
+    run = pieces_run
+    assert len(run["opt"].history) == 7
+    assert run["header"]["settings"]["model"]["kernel"]["$type"] == "jbo.kernels:Sum"
+    assert run["resumed"].settings.model == MATERN_LINEAR
+    assert_same_suggestion(*run["next"])
+    assert run["result"].values.tolist() == run["values"]
     # the compiled run is the ask/tell run (values to round-off: the objective runs in JAX there)
-    np.testing.assert_allclose(many.values[0], result.values, rtol=1e-9)
+    np.testing.assert_allclose(run["many"].values[0], run["result"].values, rtol=1e-9)
 
 
 def test_kernel_objects_in_the_other_gp_type_models():
@@ -98,19 +111,17 @@ def test_kernel_objects_in_the_other_gp_type_models():
 # ----------------------------------------------------------------------------- acquisitions
 
 
-def test_an_acquisition_function_runs_in_every_driver_and_resumes(tmp_path):
-    opt = ask_tell(acquisition=lower_confidence_bound, journal=tmp_path / "run.jsonl")
+def test_an_acquisition_function_runs_in_every_driver_and_resumes(pieces_run):
+    run = pieces_run
+    opt = run["opt"]
     assert opt.settings.acquisition == acquisition.Pointwise(lower_confidence_bound)
     # its own maths: UCB's with the same weight (beta = 4) gives the same points (to round-off), another not
-    ucb = np.array([list(c.values()) for c in points(ask_tell(acquisition="ucb", ucb_beta=4.0))])
+    ucb = np.array([list(c.values()) for c in points(ask_tell(model=MATERN_LINEAR, acquisition="ucb", ucb_beta=4.0))])
     np.testing.assert_allclose(np.array([list(c.values()) for c in points(opt)]), ucb, rtol=1e-6)
-    assert points(opt) != points(ask_tell(acquisition="ucb", ucb_beta=0.25))
-    resumed = jbo.Optimizer.resume(tmp_path / "run.jsonl")
-    assert resumed.settings.acquisition == opt.settings.acquisition
-    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
-    many = jbo.minimize_many(PROBLEM.evaluate, SPACE, budget=7, seeds=[1], acquisition=lower_confidence_bound, **FAST)
-    np.testing.assert_allclose(many.values[0], [h["value"] for h in ask_tell(acquisition=lower_confidence_bound).history],
-                               rtol=1e-9)
+    assert points(opt) != points(ask_tell(model=MATERN_LINEAR, acquisition="ucb", ucb_beta=0.25))
+    assert run["resumed"].settings.acquisition == opt.settings.acquisition
+    assert_same_suggestion(*run["next"])
+    np.testing.assert_allclose(run["many"].values[0], run["values"], rtol=1e-9)
 
 
 def with_a_constraint(config):
@@ -128,10 +139,10 @@ def test_a_log_acquisition_runs_with_pending_points_and_constraints_on_an_execut
 
 
 def test_a_score_that_is_not_a_log_cannot_be_constrained():
-    opt = ask_tell(acquisition=lower_confidence_bound, budget=5)
-    opt.tell(opt.ask(), None, feasible=False)
+    opt = ask_tell(model=MATERN_LINEAR, acquisition=lower_confidence_bound, budget=5)  # pieces_run's program
+    opt.tell(opt.ask(size=8), None, feasible=False)
     with pytest.raises(ValueError, match="log"):
-        opt.ask()
+        opt.ask(size=8)
 
 
 @pytest.mark.parametrize("bad", ["lcb", 3, lambda: None.__class__, [1]])
@@ -143,11 +154,13 @@ def test_a_bad_acquisition_names_the_field(bad):
 def test_an_unimportable_acquisition_is_passed_again_on_resume(tmp_path):
     scale = 2.0
     path = tmp_path / "run.jsonl"
-    opt = ask_tell(acquisition=lambda mean, var, best: -(mean - scale * jnp.sqrt(var)), budget=5, journal=path)
+    # The initial design only (n_init = 4: a lambda is a program of its own to compile): what is tested is the
+    # journal's record of the acquisition; test_an_acquisition_function_runs_in_every_driver_and_resumes runs one.
+    opt = ask_tell(acquisition=lambda mean, var, best: -(mean - scale * jnp.sqrt(var)), budget=4, journal=path)
     with pytest.raises(ValueError, match="pass it again"):
         jbo.Optimizer.resume(path)
     again = jbo.Optimizer.resume(path, acquisition=opt.settings.acquisition.fn)
-    assert again.n_observed == 5
+    assert again.n_observed == 4
     with pytest.raises(ValueError, match="acquisition"):
         jbo.Optimizer.resume(path, acquisition=lower_confidence_bound)
 
@@ -175,8 +188,9 @@ def test_a_surrogate_without_fantasize_refuses_pending_points():
     inputs = Inputs(data, Pending(data.x[:1], jnp.ones(1, bool)), data.x, jnp.zeros(()), jnp.asarray(True),
                     jnp.asarray(2.0))
     step = functools.partial(model.step, SPACE, loop.Settings(model).acquisition_config)
+    state = jax.eval_shape(lambda key: model.init(SPACE, jnp.float64, key), jax.random.key(0))  # (no compiling)
     with pytest.raises(ValueError, match="cannot condition on pending points"):  # raised while tracing
-        jax.eval_shape(step, model.init(SPACE, jnp.float64, jax.random.key(0)), inputs, jax.random.key(1))
+        jax.eval_shape(step, state, inputs, jax.random.key(1))
 
 
 # ----------------------------------------------------------------------------- models

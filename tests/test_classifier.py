@@ -13,6 +13,17 @@ from jbo import kernels
 from jbo.data import pad_data
 from jbo.models import classifier
 
+# The classifiers' maths as the loop runs it, compiled: one program per function instead of one per primitive.
+laplace_logistic, logistic_predict = jax.jit(classifier.laplace_logistic), jax.jit(classifier.logistic_predict)
+classifier_condition, classifier_predict = (jax.jit(f, static_argnums=0) for f in (classifier.classifier_condition,
+                                                                                   classifier.classifier_predict))
+log_probability = jax.jit(classifier.log_probability, static_argnums=2)
+
+
+def compiled(surrogate):
+    """``(condition, predict, log_likelihood)`` of ``surrogate``, each compiled."""
+    return jax.jit(surrogate.condition), jax.jit(surrogate.predict), jax.jit(surrogate.log_likelihood)
+
 
 def probit_probability(mean, var):
     return expit(mean / np.sqrt(1 + np.pi * var / 8))
@@ -36,14 +47,13 @@ def test_laplace_logistic_matches_scipy():
     # padded rows (mask False) change nothing
     padded_phi = np.vstack([phi, rng.normal(size=(5, 4))])
     padded_labels, mask = np.append(labels, np.ones(5)), np.arange(45) < 40
-    post = classifier.laplace_logistic(jnp.asarray(padded_phi), jnp.asarray(padded_labels), jnp.asarray(mask), alpha)
+    post = laplace_logistic(jnp.asarray(padded_phi), jnp.asarray(padded_labels), jnp.asarray(mask), alpha)
     np.testing.assert_allclose(post.mean, w, rtol=1e-5, atol=1e-6)
-    m, v = classifier.logistic_predict(post, jnp.asarray(query))
+    m, v = logistic_predict(post, jnp.asarray(query))
     np.testing.assert_allclose(m, mean, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(v, var, rtol=1e-5)
-    np.testing.assert_allclose(np.exp(classifier.log_probability(m, v, noiseless=False)), probit_probability(mean, var),
-                               rtol=1e-5)
-    np.testing.assert_allclose(np.exp(classifier.log_probability(m, v)), scipy.stats.norm.cdf(mean / np.sqrt(var)),
+    np.testing.assert_allclose(np.exp(log_probability(m, v, False)), probit_probability(mean, var), rtol=1e-5)
+    np.testing.assert_allclose(np.exp(log_probability(m, v, True)), scipy.stats.norm.cdf(mean / np.sqrt(var)),
                                rtol=1e-5)
 
 
@@ -77,17 +87,17 @@ def test_gp_classifier_matches_numpy():
     kernel = kernels.Matern52()
     params = {"kernel": {"lengthscale": jnp.array([0.3, 0.4]), "amplitude": jnp.array(2.0)}, "mean": jnp.array(0.3)}
     data = pad_data(x, labels, size=32)
-    post = classifier.classifier_condition(kernel, params, data)
+    post = classifier_condition(kernel, params, data)
     query = rng.random((7, 2))
-    gram = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(x)))
-    cross = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(query)))
+    gram = np.asarray(jax.jit(kernel.gram)(params["kernel"], jnp.asarray(x), jnp.asarray(x)))
+    cross = np.asarray(jax.jit(kernel.gram)(params["kernel"], jnp.asarray(x), jnp.asarray(query)))
     log_marginal, mean, var = numpy_gp_classifier(gram, labels, 0.3, cross, 2.0)
     np.testing.assert_allclose(float(post.log_marginal), log_marginal, rtol=1e-8)
-    m, v = classifier.classifier_predict(kernel, post, jnp.asarray(query))
+    m, v = classifier_predict(kernel, post, jnp.asarray(query))
     np.testing.assert_allclose(m, mean, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(v, var, rtol=1e-8, atol=1e-10)
     # the probability of feasibility is high where the labelled data are feasible, low where not
-    prob = np.exp(np.asarray(classifier.log_probability(*classifier.classifier_predict(kernel, post, jnp.asarray(x)))))
+    prob = np.exp(np.asarray(log_probability(*classifier_predict(kernel, post, jnp.asarray(x)), True)))
     assert prob[labels == 1].mean() > 0.7 and prob[labels == 0].mean() < 0.3
 
 
@@ -101,10 +111,11 @@ def test_gp_classifier_hyperparameters_fit_through_inference():
     data = pad_data(x, labels, size=32)
     samples = inference.infer(jax.random.key(0), surrogate, data, "map")
     assert np.isfinite(float(samples.log_density[0]))
-    post = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
+    condition, predict, _ = compiled(surrogate)
+    post = condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
     left, right = jnp.array([[0.1, 0.5]]), jnp.array([[0.9, 0.5]])
-    assert float(classifier.log_probability(*surrogate.predict(post, left))[0]) > np.log(0.8)
-    assert float(classifier.log_probability(*surrogate.predict(post, right))[0]) < np.log(0.2)
+    assert float(log_probability(*predict(post, left), True)[0]) > np.log(0.8)
+    assert float(log_probability(*predict(post, right), True)[0]) < np.log(0.2)
 
 
 def test_label_regression_matches_numpy_gp_on_signed_labels():
@@ -120,18 +131,19 @@ def test_label_regression_matches_numpy_gp_on_signed_labels():
     surrogate = classifier.label_regression(kernel)
     data = pad_data(x, labels, size=24)
     query = rng.random((6, 3))
-    gram = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(x)))
-    cross = np.asarray(kernel.gram(params["kernel"], jnp.asarray(x), jnp.asarray(query)))
+    gram = np.asarray(jax.jit(kernel.gram)(params["kernel"], jnp.asarray(x), jnp.asarray(x)))
+    cross = np.asarray(jax.jit(kernel.gram)(params["kernel"], jnp.asarray(x), jnp.asarray(query)))
     cov = gram + (1e-3 + 1e-6) * np.eye(len(x))  # the GP's noise floor, 1e-6, is part of its noise
     signed = 2 * labels - 1
     mean = cross.T @ np.linalg.solve(cov, signed)
     var = 1.5 - np.sum(cross * np.linalg.solve(cov, cross), axis=0)
     log_marginal = scipy.stats.multivariate_normal(np.zeros(len(x)), cov).logpdf(signed)
-    np.testing.assert_allclose(float(surrogate.log_likelihood(params, data)), log_marginal, rtol=1e-6)
-    m, v = surrogate.predict(surrogate.condition(params, data), jnp.asarray(query))
+    condition, predict, log_likelihood = compiled(surrogate)
+    np.testing.assert_allclose(float(log_likelihood(params, data)), log_marginal, rtol=1e-6)
+    m, v = predict(condition(params, data), jnp.asarray(query))
     np.testing.assert_allclose(m, mean, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(v, var, rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(np.exp(classifier.log_probability(m, v)), scipy.stats.norm.cdf(mean / np.sqrt(var)),
+    np.testing.assert_allclose(np.exp(log_probability(m, v, True)), scipy.stats.norm.cdf(mean / np.sqrt(var)),
                                rtol=1e-5, atol=1e-12)
 
 
@@ -148,7 +160,8 @@ def test_label_regression_rules_out_a_repeated_crash_and_stays_uncertain_far_awa
     surrogate = classifier.default_classifier()
     data = pad_data(x, labels, size=16)
     samples = inference.infer(jax.random.key(0), surrogate, data, "map")
-    post = surrogate.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
-    prob = np.exp(np.asarray(classifier.log_probability(*surrogate.predict(post, jnp.array([[0.0, 0.0], [0.0, 1.0]])))))
+    condition, predict, _ = compiled(surrogate)
+    post = condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), data)
+    prob = np.exp(np.asarray(log_probability(*predict(post, jnp.array([[0.0, 0.0], [0.0, 1.0]])), True)))
     assert prob[0] < 0.01
     assert 0.05 < prob[1] < 0.8

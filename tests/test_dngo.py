@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
@@ -131,7 +132,8 @@ def test_blr_fantasy_equals_conditioning_on_the_predicted_mean():
     np.testing.assert_allclose(blr.predict(none, inputs)[1], blr.predict(post, inputs)[1], rtol=1e-12)
 
 
-def _trained(n_networks=3, seed=0, n=40, config=dngo.NetworkConfig(num_steps=300)):
+@functools.lru_cache(maxsize=1)  # one training for the tests that take a trained pair of networks
+def _trained(n_networks=2, seed=0, n=40, config=dngo.NetworkConfig(num_steps=300)):
     rng = np.random.default_rng(seed)
     x = np.concatenate([0.3 + 0.2 * rng.random((n, 1))])  # data only in [0.3, 0.5]
     y = np.sin(6 * x[:, 0])
@@ -163,7 +165,7 @@ def test_ensemble_is_one_compiled_program_with_distinct_members():
 
 
 def test_training_reduces_loss_and_modes_behave():
-    config, w0, weights, loss, x, y, mask = _trained(n_networks=2)
+    config, w0, weights, loss, x, y, mask = _trained()
     _, out0 = jax.vmap(lambda w: dngo._module(config).apply(w, jnp.asarray(x, jnp.float32)))(w0)
     initial = np.mean((np.asarray(out0) - y[None]) ** 2, axis=1)
     assert np.all(np.asarray(loss) < 0.2 * initial)
@@ -182,8 +184,8 @@ def test_training_reduces_loss_and_modes_behave():
 
 
 def test_blr_predictive_variance_grows_away_from_the_data():
-    config, _, weights, _, x, y, mask = _trained(n_networks=1)
-    w = jax.tree_util.tree_map(lambda a: a[0], weights)
+    config, _, weights, _, x, y, mask = _trained()
+    w = jax.tree_util.tree_map(lambda a: a[0], weights)  # the first network of the pair
     stats = blr.basis_stats(dngo.basis(config, w, jnp.asarray(x)), jnp.asarray(x), jnp.asarray(y), mask)
     samples = inference.infer(jax.random.key(0), blr.blr_surrogate(quadratic=False), stats, "map", num_restarts=4)
     post = blr.condition(jax.tree_util.tree_map(lambda a: a[0], samples.params), stats)
@@ -294,7 +296,7 @@ def test_curvature_scale_reaches_the_prior():
     def draws(scale):
         surrogate = dngo.blr_for(True, scale)
         with numpyro.handlers.seed(rng_seed=0):
-            return np.concatenate([np.asarray(surrogate.prior(stats)["curvature"]) for _ in range(400)])
+            return np.concatenate([np.asarray(surrogate.prior(stats)["curvature"]) for _ in range(50)])
     ratio = np.median(draws(10.0)) / np.median(draws(1.0))
     assert ratio == pytest.approx(10.0, rel=1e-9)  # the same draws, scaled
 

@@ -265,18 +265,21 @@ def test_constraints_example_runs(budget, tmp_path, monkeypatch, capsys):
 OPTUNA_MAP = ("JboSampler(seed=0)", "JboSampler(seed=0, inference='map')")  # slice programs cost minutes here
 
 
-def test_inside_optuna_example_runs_twice(tmp_path, monkeypatch, capsys):
-    """tune.py as written but shorter and with MAP; run again, it adds its trials to the same study."""
+@pytest.mark.parametrize("n_trials", [pytest.param(2, id="design"), pytest.param(7, id="map", marks=pytest.mark.slow)])
+def test_inside_optuna_example_runs_twice(n_trials, tmp_path, monkeypatch, capsys):
+    """tune.py as written but shorter and with MAP; run again, it adds its trials to the same study.
+    Default: 2 trials a run, all in jbo's initial design (5 trials; the sampler's model is
+    tests/test_optuna_sampler.py's); slow: 7, the later ones from the model."""
     import optuna
 
     monkeypatch.chdir(tmp_path)
-    code = shortened(python_block("Inside Optuna"), OPTUNA_MAP, ("n_trials=30", "n_trials=7"))
+    code = shortened(python_block("Inside Optuna"), OPTUNA_MAP, ("n_trials=30", f"n_trials={n_trials}"))
     for _ in range(2):
         exec(compile(code, "README.md: Inside Optuna", "exec"), {"__name__": "__readme__"})
         value, params = capsys.readouterr().out.split(" ", 1)
         assert float(value) < 5 and "optimizer" in params
     storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend("tune.log"))
-    assert len(optuna.load_study(study_name="tune", storage=storage).trials) == 14
+    assert len(optuna.load_study(study_name="tune", storage=storage).trials) == 2 * n_trials
 
 
 @pytest.mark.slow  # four processes; the default check: test_optuna_sampler.py::test_two_workers_share_one_journal_storage
