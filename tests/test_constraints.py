@@ -23,23 +23,45 @@ def crashing(config):
     return jnp.where(config["x1"] > 4.0, jnp.nan, value)
 
 
-def test_infeasible_evaluations_are_journaled_never_best_and_resume(tmp_path):
-    path = tmp_path / "run.jsonl"
-    opt = jbo.Optimizer(SPACE, seed=0, journal=path, **SMALL)
-    for config in opt.ask(n=5):
-        opt.tell(config, BRANIN.evaluate(config), feasible=config["x1"] <= 4.0)
-    infeasible = [h for h in opt.history if h["status"] == "infeasible"]
-    assert infeasible and all(h["feasible"] is False for h in infeasible)
+def known_constraints(config):
+    """Optuna-style constraint values: feasible when all <= 0, i.e. x1 <= 4 and x2 >= 1."""
+    return [config["x1"] - 4.0, 1.0 - config["x2"]]
+
+
+@pytest.fixture(scope="module")
+def constrained(tmp_path_factory):
+    """One journaled run told all the model learns feasibility from: known constraint values, evaluations
+    told infeasible (with a value and without) and a crash (failures="constraint"); then one model suggestion,
+    whose program models them all (the module's one ask/tell compilation)."""
+    path = tmp_path_factory.mktemp("constrained") / "run.jsonl"
+    opt = jbo.Optimizer(SPACE, seed=0, journal=path, failures="constraint", **SMALL)
+    for config in opt.ask(n=5) + [{"x1": 1.0, "x2": 0.5}]:  # the design, then an infeasible x2 < 1
+        opt.tell(config, BRANIN.evaluate(config), constraints=known_constraints(config))
+    constrained_rows = len(opt.history)
     opt.tell({"x1": 9.42478, "x2": 2.475}, 0.3979, feasible=False)  # the optimum's value, but infeasible
     opt.tell({"x1": 8.0, "x2": 1.0}, None, feasible=False)  # no value: fine when infeasible
-    assert opt.best[1] > 0.3979 + 1e-6
-    config = opt.ask()  # the program now models feasibility
-    assert opt.last_info["phase"] == "model" and SPACE.validate(config) == config
+    opt.tell({"x1": 6.0, "x2": 8.0}, crashing({"x1": 6.0, "x2": 8.0}))  # a crash
+    told = len(opt.history)
+    config = opt.ask()  # the program now models feasibility and the constraint values
+    info = dict(opt.last_info)
     opt.close()
+    return dict(opt=opt, path=path, constrained_rows=constrained_rows, told=told, config=config, info=info)
+
+
+def test_infeasible_evaluations_are_journaled_never_best_and_resume(constrained):
+    opt, path = constrained["opt"], constrained["path"]
+    history = opt.history[: constrained["told"]]
+    infeasible = [h for h in history if h["status"] == "infeasible"]
+    assert len(infeasible) >= 3 and all(h["feasible"] is False for h in infeasible)
+    assert [h["status"] for h in history[-3:]] == ["infeasible", "infeasible", "failed"]
+    assert opt.best[1] > 0.3979 + 1e-6  # the optimum's value was infeasible
+    assert opt.best[0]["x1"] <= 4.0 and opt.best[0]["x2"] >= 1.0
+    assert constrained["info"]["phase"] == "model" and SPACE.validate(constrained["config"]) == constrained["config"]
     records = [r for r in journal_io.read(path)[1]]
-    assert sum(r.get("feasible") is False for r in records) == len(infeasible) + 2
+    assert sum(r.get("feasible") is False for r in records) == len(infeasible)
     again = jbo.Optimizer.resume(path)
     np.testing.assert_array_equal(again.state.feasible, opt.state.feasible)
+    assert not again.state.feasible.all()
     assert again.best == opt.best
 
 
@@ -51,9 +73,21 @@ def test_feasible_must_be_a_bool(bad):
     assert opt.n_observed == 0  # nothing was recorded
 
 
+def test_failures_as_constraints_run_in_the_compiled_driver():
+    """With failures="constraint" a classifier of where evaluations crash discounts EI inside a whole run (the
+    ask/tell loop's: the ``constrained`` fixture)."""
+    many = jbo.minimize_many(crashing, SPACE, budget=14, seeds=[1], failures="constraint", **SMALL)
+    assert np.any(np.isnan(many.values[0])) and np.isfinite(many.best_values[0])
+    assert np.all(many.x[0][np.isnan(many.values[0]), 0] > 9.0 / 15.0)  # crashes only where x1 > 4
+
+
+@pytest.mark.slow
 def test_failures_as_constraints_steer_away_from_crashes_in_both_drivers():
     """With failures="constraint" a classifier of where evaluations crash discounts EI; the same run
-    through minimize_many and through minimize."""
+    through minimize_many and through minimize. Default tests cover it in parts: the classifier of crashes
+    in the whole run (test_failures_as_constraints_run_in_the_compiled_driver) and in the ask/tell loop
+    (the ``constrained`` fixture), and both drivers make the same run with failed evaluations
+    (test_many.py::test_ask_tell_and_minimize_many_are_one_implementation)."""
     many = jbo.minimize_many(crashing, SPACE, budget=14, seeds=[1], failures="constraint", **SMALL)
     seq = jbo.minimize(crashing, SPACE, budget=14, seed=1, failures="constraint", **SMALL)
     np.testing.assert_allclose(np.nan_to_num(seq.values, nan=-1.0), np.nan_to_num(many.values[0], nan=-1.0),
@@ -70,28 +104,29 @@ def test_constraints_need_a_probability_acquisition():
         opt.ask()
 
 
-def test_known_constraint_values_are_modelled_and_validated(tmp_path):
+def test_known_constraint_values_are_modelled_and_validated(constrained):
     """Optuna-style constraint values: feasible when all <= 0, journaled and resumed, modelled by the
-    objective's surrogate; a changing number of values is refused and nothing is recorded."""
-    path = tmp_path / "run.jsonl"
-    opt = jbo.Optimizer(SPACE, seed=0, journal=path, **SMALL)
-    for config in opt.ask(n=6):
-        c = [config["x1"] - 4.0, 1.0 - config["x2"]]  # feasible: x1 <= 4 and x2 >= 1
-        opt.tell(config, BRANIN.evaluate(config), constraints=c)
-    assert [h["status"] == "ok" for h in opt.history] == [
-        h["config"]["x1"] <= 4.0 and h["config"]["x2"] >= 1.0 for h in opt.history]
-    with pytest.raises(ValueError, match="same number of constraint values"):
-        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=[0.5])
-    with pytest.raises(ValueError, match="contradicts"):
-        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, feasible=True, constraints=[0.5, -1.0])
-    with pytest.raises(ValueError, match="sequence of numbers"):
-        opt.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=["a", 1])
-    assert opt.n_observed == 6
-    config = opt.ask()
-    assert opt.last_info["phase"] == "model" and SPACE.validate(config) == config
-    opt.close()
-    again = jbo.Optimizer.resume(path)
+    objective's surrogate (the fixture's suggestion); a changing number of values is refused and nothing is
+    recorded."""
+    opt = constrained["opt"]
+    rows = opt.history[: constrained["constrained_rows"]]
+    assert [h["status"] == "ok" for h in rows] == [h["config"]["x1"] <= 4.0 and h["config"]["x2"] >= 1.0 for h in rows]
+    assert {h["status"] for h in rows} == {"ok", "infeasible"}
+    assert constrained["info"]["phase"] == "model" and SPACE.validate(constrained["config"]) == constrained["config"]
+    np.testing.assert_array_equal(opt.state.constraints[: len(rows)], [known_constraints(h["config"]) for h in rows])
+    assert np.isnan(opt.state.constraints[len(rows):]).all()  # told without constraint values: unknown
+    again = jbo.Optimizer.resume(constrained["path"])
     np.testing.assert_array_equal(again.state.constraints, opt.state.constraints)
+
+    fresh = jbo.Optimizer(SPACE, seed=0, **SMALL)  # the checks come before anything is recorded (no model asked)
+    fresh.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=[-4.0, -4.0])
+    with pytest.raises(ValueError, match="same number of constraint values"):
+        fresh.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=[0.5])
+    with pytest.raises(ValueError, match="contradicts"):
+        fresh.tell({"x1": 0.0, "x2": 5.0}, 1.0, feasible=True, constraints=[0.5, -1.0])
+    with pytest.raises(ValueError, match="sequence of numbers"):
+        fresh.tell({"x1": 0.0, "x2": 5.0}, 1.0, constraints=["a", 1])
+    assert fresh.n_observed == 1
 
 
 @pytest.mark.slow

@@ -14,6 +14,9 @@ from jbo.escape import EscapeConfig
 
 CONFIG = EscapeConfig(patience=3, steps=4, radius=2.0, tolerance=1e-3)
 SCALE = np.array([0.1, 0.1])
+# The rule's functions compiled whole (as the loop runs them): one compilation per shape, not one per primitive.
+is_stalled = jax.jit(escape.is_stalled, static_argnames=("config",))
+escape_plan = jax.jit(escape.plan, static_argnames=("config", "num_local", "local_scale"))
 
 
 def history(near: int, far: int, improve_after: bool = False):
@@ -32,32 +35,32 @@ def history(near: int, far: int, improve_after: bool = False):
 
 
 def test_stall_needs_patience_near_suggestions_without_improvement():
-    assert not escape.is_stalled(*history(near=2, far=0), SCALE, CONFIG)
-    assert escape.is_stalled(*history(near=3, far=0), SCALE, CONFIG)
+    assert not is_stalled(*history(near=2, far=0), SCALE, CONFIG)
+    assert is_stalled(*history(near=3, far=0), SCALE, CONFIG)
     # Far suggestions do not count towards a stall...
-    assert not escape.is_stalled(*history(near=2, far=5), SCALE, CONFIG)
+    assert not is_stalled(*history(near=2, far=5), SCALE, CONFIG)
     # ...and an improvement starts the count again.
-    assert not escape.is_stalled(*history(near=3, far=1, improve_after=True), SCALE, CONFIG)
+    assert not is_stalled(*history(near=3, far=1, improve_after=True), SCALE, CONFIG)
 
 
 def test_each_stall_buys_a_fixed_number_of_escape_steps():
-    assert escape.is_stalled(*history(near=3, far=3), SCALE, CONFIG)
-    assert not escape.is_stalled(*history(near=3, far=4), SCALE, CONFIG)  # back to the incumbent
-    assert not escape.is_stalled(*history(near=5, far=4), SCALE, CONFIG)
-    assert escape.is_stalled(*history(near=6, far=4), SCALE, CONFIG)  # a second stall
+    assert is_stalled(*history(near=3, far=3), SCALE, CONFIG)
+    assert not is_stalled(*history(near=3, far=4), SCALE, CONFIG)  # back to the incumbent
+    assert not is_stalled(*history(near=5, far=4), SCALE, CONFIG)
+    assert is_stalled(*history(near=6, far=4), SCALE, CONFIG)  # a second stall
 
 
 def test_improvements_below_the_tolerance_do_not_end_a_stall():
     x, y = history(near=3, far=0)
     y = np.append(y, y.min() - 0.5 * CONFIG.tolerance)
     x = np.concatenate([x, [[0.5, 0.5]]])
-    assert escape.is_stalled(x, y, SCALE, CONFIG)
+    assert is_stalled(x, y, SCALE, CONFIG)
 
 
 def test_plan_searches_outside_the_neighbourhood_from_the_best_outside():
     x, y = history(near=3, far=0)
     anchors = np.random.default_rng(1).random((64, 2))
-    plan = escape.plan(jax.random.key(2), x, y, SCALE, anchors, -5.0, CONFIG, num_local=16, local_scale=0.05)
+    plan = escape_plan(jax.random.key(2), x, y, SCALE, anchors, -5.0, CONFIG, num_local=16, local_scale=0.05)
     assert bool(plan.active)
     assert plan.anchors.shape == anchors.shape
     centre, inverse_scale, radius_squared = (np.asarray(a) for a in plan.exclusion)
@@ -71,7 +74,7 @@ def test_plan_searches_outside_the_neighbourhood_from_the_best_outside():
     local = np.asarray(plan.anchors)[-16:]
     assert np.all(np.min(np.abs(local[:, None] - best_outside[None]).max(-1), axis=1) < 0.25)
     # Not stalled: the usual search, and an exclusion that masks nothing.
-    calm = escape.plan(jax.random.key(2), *history(near=2, far=0), SCALE, anchors, -5.0, CONFIG, 16, 0.05)
+    calm = escape_plan(jax.random.key(2), *history(near=2, far=0), SCALE, anchors, -5.0, CONFIG, 16, 0.05)
     assert not bool(calm.active) and float(calm.best) == -5.0 and float(calm.exclusion[2]) < 0
     np.testing.assert_array_equal(np.asarray(calm.anchors), anchors)
 
@@ -81,10 +84,10 @@ def test_padded_rows_do_not_count():
     padded_x = np.concatenate([x, np.full((5, 2), 0.5)])
     padded_y = np.concatenate([y, np.full(5, -9.0)])
     mask = np.arange(len(padded_y)) < len(y)
-    assert bool(escape.is_stalled(padded_x, padded_y, SCALE, CONFIG, mask))
+    assert bool(is_stalled(padded_x, padded_y, SCALE, CONFIG, mask))
     x2, y2 = history(near=2, far=0)
     mask2 = np.arange(len(y2) + 5) < len(y2)
-    assert not bool(escape.is_stalled(np.concatenate([x2, np.full((5, 2), 0.5)]),
+    assert not bool(is_stalled(np.concatenate([x2, np.full((5, 2), 0.5)]),
                                       np.concatenate([y2, np.full(5, -9.0)]), SCALE, CONFIG, mask2))
 
 
@@ -150,14 +153,30 @@ def stalled_optimizer(seed: int, near: int, **options) -> jbo.Optimizer:
 
 def test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood():
     """Told a design, an incumbent and five worse points beside it, the optimiser's next
-    suggestion escapes: it lies beyond ``radius`` lengthscales of the incumbent."""
+    suggestion escapes: it lies beyond ``radius`` lengthscales of the incumbent. With two worse points
+    beside it (fewer than ``patience``) the rule stays off and the same program refines the incumbent."""
     opt = stalled_optimizer(seed=0, near=5, escape=True)
-    config = opt.ask()
+    config = opt.ask(size=24)
     assert opt.last_info["escape"]
     scale = escape.lengthscales(opt.state.model_state.params)
     distance = np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2))
     assert distance > EscapeConfig().radius
-    # Without the rule the same state refines the incumbent.
+    calm = stalled_optimizer(seed=0, near=2, escape=True)  # 15 observations, padded as the 18 above
+    config = calm.ask(size=24)
+    assert calm.last_info["escape"] is False
+    scale = escape.lengthscales(calm.state.model_state.params)
+    assert np.sqrt(np.sum(((SPACE.encode(config) - CENTRE) / scale) ** 2)) < EscapeConfig().radius
+
+
+@pytest.mark.slow
+def test_without_the_rule_a_stalled_run_refines_its_incumbent():
+    """The stalled state of the test above, without the rule (a program of its own): the suggestion refines
+    the incumbent, so the rule is what moves it away. By default
+    test_a_stalled_run_suggests_outside_its_incumbent_neighbourhood checks the refinement with the rule
+    compiled in but not yet triggered."""
+    opt = stalled_optimizer(seed=0, near=5, escape=True)
+    opt.ask()
+    scale = escape.lengthscales(opt.state.model_state.params)
     plain = stalled_optimizer(seed=0, near=5)
     config = plain.ask()
     assert "escape" not in plain.last_info  # the rule is off
@@ -180,12 +199,12 @@ def test_training_rows_keep_the_order_of_observation():
     """The stall rule reads the recent history, so failures are imputed in place (or masked), not moved."""
     history = loop.History(np.array([[0.0], [0.1], [0.2], [0.3], [0.5]]), np.array([3.0, np.nan, 1.0, 2.0, np.nan]),
                            np.array([True, True, True, True, False]))
-    data, best, num_ok, _ = loop.standardize(history, "worst")
+    data, best, num_ok, _ = loop._standardize(history, failures="worst")  # compiled, as the loop runs it
     np.testing.assert_array_equal(np.asarray(data.mask), [True, True, True, True, False])
     values = np.array([3.0, 3.0, 1.0, 2.0])
     np.testing.assert_allclose(np.asarray(data.y)[:4], (values - values.mean()) / values.std())
     assert float(best) == pytest.approx((1.0 - values.mean()) / values.std()) and int(num_ok) == 3
-    data, _, _, _ = loop.standardize(history, "ignore")
+    data, _, _, _ = loop._standardize(history, failures="ignore")
     np.testing.assert_array_equal(np.asarray(data.mask), [True, False, True, True, False])
     values = np.array([3.0, 1.0, 2.0])
     np.testing.assert_allclose(np.asarray(data.y)[[0, 2, 3]], (values - values.mean()) / values.std())

@@ -25,8 +25,9 @@ from jbo.integrations.optuna import JboSampler, _parameter, space_of
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
-# One program for the whole module: the GP with MAP, every study here stays in the first padded size.
-FAST = dict(inference="map", n_startup_trials=4)
+# Every study here stays in the first padded size. Two slice samples compile faster than a MAP fit (L-BFGS);
+# no test here is about the inference.
+FAST = dict(inference="slice", num_samples=2, num_burnin=4, n_startup_trials=4)
 CHOICES = ["sgd", "adam", None, True, 3]
 
 
@@ -99,11 +100,19 @@ def test_an_optuna_objective_runs_unchanged_and_is_reproducible():
     assert [t.params for t in other.trials[1:6]] != [t.params for t in first.trials[1:6]]
 
 
-def test_maximize_failed_pruned_constrained_and_added_trials_reach_the_model(tmp_path):
+@pytest.mark.parametrize("startup", [8, pytest.param(4, marks=pytest.mark.slow)])
+def test_maximize_failed_pruned_constrained_and_added_trials_reach_the_model(tmp_path, startup):
     """Told trials from ``add_trial`` are warm-start observations: values negated for ``maximize``, a failed
     trial through the failure policy, a pruned one at its last intermediate value (or as a failure), the
     constraints of ``trial.constraints`` as jbo's constraint values. A trial running in another worker of the
-    same journal-file storage is a pending point."""
+    same journal-file storage is a pending point.
+
+    By default the asked trial is still in jbo's design (8 start-up trials): what the model would see is checked
+    on jbo's state, and no program is compiled. The slow case (4 start-up trials) also runs the model on it, a
+    program of its own (constraint values, infeasible and failed rows, a pending point) that
+    test_constraints.py's ``constrained`` fixture and test_bring_your_own.py's constrained run with pending points
+    compile by default."""
+    fast = dict(FAST, n_startup_trials=startup)
     from optuna.storages import JournalStorage
     from optuna.storages.journal import JournalFileBackend
 
@@ -114,14 +123,14 @@ def test_maximize_failed_pruned_constrained_and_added_trials_reach_the_model(tmp
         study.add_trial(create_trial(params={"x": x, "n": n}, distributions=space, **fields))
 
     for pruned, expected in (("last_value", -0.7), ("failure", np.nan)):
-        sampler = JboSampler(seed=0, pruned=pruned, **FAST)
+        sampler = JboSampler(seed=0, pruned=pruned, **fast)
         study = optuna.create_study(study_name=pruned, storage=storage, direction="maximize", sampler=sampler)
         add(study, 0.1, 2, value=1.5, system_attrs={"constraints": (-1.0, 0.5)})
         add(study, 0.2, 3, value=2.5, system_attrs={"constraints": (-1.0, -0.5)})
         add(study, 0.3, 4, state=TrialState.FAIL)
         add(study, 0.4, 5, state=TrialState.PRUNED, intermediate_values={0: 0.2, 3: 0.7})
         add(study, 0.5, 6, value=3.0)
-        other_worker = optuna.load_study(study_name=pruned, sampler=JboSampler(seed=0, **FAST),
+        other_worker = optuna.load_study(study_name=pruned, sampler=JboSampler(seed=0, **fast),
                                          storage=JournalStorage(JournalFileBackend(str(tmp_path / "journal.log"))))
         other_worker.enqueue_trial({"x": 0.6, "n": 7})
         running = other_worker.ask()  # given values: that worker's jbo is not asked
@@ -138,7 +147,8 @@ def test_maximize_failed_pruned_constrained_and_added_trials_reach_the_model(tmp
         assert np.isnan(opt.state.constraints[2:]).all()
         assert [h["config"] for h in opt.history][:2] == [{"x": 0.1, "n": 2}, {"x": 0.2, "n": 3}]
         assert study._storage.get_trial_system_attrs(trial._trial_id)["jbo"] == {
-            "phase": "model", "pending": 1, "observed": 5}
+            "phase": "model" if startup <= 6 else "initial", "pending": 1, "observed": 5}
+        np.testing.assert_array_equal(opt.state.pending[:1], [opt.space.encode({"x": 0.6, "n": 7})])  # running elsewhere
         other_worker.tell(running, 4.0)
         study.tell(trial, 1.0)
         assert [t.number for t in study.trials] == list(range(7))

@@ -1,6 +1,8 @@
 """jbo.study: grids of arms x seeds, one compiled program per group of arms that differ only in values.
 
-A 2-d Branin problem with MAP inference and a small acquisition search keeps the compilations short.
+A 2-d Branin problem with MAP inference and a small acquisition search keeps the compilations short. The
+module compiles one grid (a staged program of three GP arms, and random search) and, for the arm that differs
+from the first in every kind of value, the two ask/tell programs of its stages: the tests below assert on these.
 """
 
 from __future__ import annotations
@@ -18,31 +20,51 @@ from jbo.data import run_sizes
 BRANIN = get_problem("branin")
 SPACE = BRANIN.space()
 SMALL = dict(inference="map", n_init=4, maximize=dict(num_anchors=64, num_local=8, top_k=2, num_steps=10))
+# "ucb": every kind of value an arm of a shared program can differ in (the acquisition of a Choice, UCB's weight,
+# the failure policy, the design's size and kind).
 ARMS = {
     "ei": dict(SMALL),
-    "ucb4-ignore": dict(SMALL, acquisition="ucb", ucb_beta=4.0, failures="ignore"),
-    "pi-centre-6": dict(SMALL, acquisition="pi", n_init=6, design="centre"),
+    "ucb4-ignore-centre-6": dict(SMALL, acquisition="ucb", ucb_beta=4.0, failures="ignore", n_init=6, design="centre"),
+    "pi": dict(SMALL, acquisition="pi"),
     "random": dict(model="random"),
 }
+UCB = "ucb4-ignore-centre-6"
+STAGES = (8, 16)  # suggestions 0-8 padded to 8 rows, suggestion 9 to 16
 
 
 @pytest.fixture(scope="module")
 def grid():
-    return jbo.study(BRANIN.evaluate, SPACE, budget=10, seeds=[0, 1], arms=ARMS)
+    return jbo.study(BRANIN.evaluate, SPACE, budget=10, seeds=[0, 1], arms=ARMS, stages=STAGES)
 
 
-def test_arms_that_differ_in_values_share_one_program_and_run_as_alone(grid):
+@pytest.fixture(scope="module")
+def alone():
+    """The UCB arm's options alone, seeds 0 and 1, through the ask/tell loop padded as the stages pad:
+    ``(x (2, 10, D), values (2, 10))``."""
+    xs, values = [], []
+    for seed in (0, 1):
+        opt = jbo.Optimizer(SPACE, seed=seed, **ARMS[UCB])
+        for i in range(10):
+            config = opt.ask(size=STAGES[0] if i <= STAGES[0] else STAGES[1])
+            opt.tell(config, BRANIN.evaluate(config))
+        xs.append(np.asarray(opt.state.x))
+        values.append(np.asarray(opt.state.y))
+    return np.stack(xs), np.stack(values)
+
+
+def test_arms_that_differ_in_values_share_one_program_and_run_as_alone(grid, alone):
     assert grid.arms == tuple(ARMS)
-    assert [names for names, _ in grid.programs] == [("ei", "ucb4-ignore", "pi-centre-6"), ("random",)]
+    assert [names for names, _ in grid.programs] == [("ei", UCB, "pi"), ("random",)]
     assert grid.values.shape == (4, 2, 10) and grid.x.shape == (4, 2, 10, 2)
-    for arm in ("ucb4-ignore", "pi-centre-6"):  # each arm's runs are the runs its options make alone
-        options = dict(ARMS[arm])
-        alone = jbo.minimize_many(BRANIN.evaluate, SPACE, budget=10, seeds=[0, 1], **options)
-        np.testing.assert_allclose(grid.x[grid.arms.index(arm)], alone.x, rtol=0, atol=1e-9)
-        np.testing.assert_allclose(grid.values[grid.arms.index(arm)], alone.values, rtol=1e-9)
-    centre = grid.x[grid.arms.index("pi-centre-6"), :, 0]
+    # The UCB arm's runs are the runs its options make alone (the ask/tell loop).
+    ucb = grid.arms.index(UCB)
+    np.testing.assert_allclose(grid.x[ucb], alone[0], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(grid.values[ucb], alone[1], rtol=1e-9)
+    centre = grid.x[ucb, :, 0]
     np.testing.assert_array_equal(centre, np.full_like(centre, 0.5))  # the design's own start
-    assert not np.allclose(grid.x[0, :, 4:], grid.x[1, :, 4:])  # EI and UCB(4) part ways after the design
+    assert not np.allclose(grid.x[0, :, 4:], grid.x[ucb, :, 4:])  # EI and UCB(4) part ways after the design
+    np.testing.assert_array_equal(grid.x[0, :, :4], grid.x[2, :, :4])  # EI and PI: the same design...
+    assert not np.allclose(grid.x[0, :, 4:], grid.x[2, :, 4:])  # ...then each arm its own acquisition
     np.testing.assert_allclose(grid.best_values, np.nanmin(grid.values, axis=-1))
 
 
@@ -50,7 +72,7 @@ def test_diagnostics_and_seconds_per_evaluation(grid):
     score = grid.info["score"]
     assert score.shape == (4, 2, 10)
     assert np.all(np.isnan(score[0, :, :4])) and np.all(np.isfinite(score[0, :, 4:]))  # design, then the model
-    assert np.all(np.isnan(score[2, :, :6])) and np.all(np.isfinite(score[2, :, 6:]))  # a larger design
+    assert np.all(np.isnan(score[1, :, :6])) and np.all(np.isfinite(score[1, :, 6:]))  # a larger design
     assert np.all(np.isnan(score[3]))  # random search reports no acquisition
     lengthscales = grid.info["hyperparameters.kernel.lengthscale"]
     assert lengthscales.shape == (4, 2, 10, 2) and np.all(lengthscales[0, :, 4:] > 0)
@@ -61,7 +83,7 @@ def test_diagnostics_and_seconds_per_evaluation(grid):
 
 def test_more_seeds_or_other_values_compile_nothing(grid):
     arms = dict(ARMS, **{"ucb2": dict(SMALL, acquisition="ucb", ucb_beta=2.0)})  # a new value, not a new program
-    again = jbo.study(BRANIN.evaluate, SPACE, budget=10, seeds=[0, 1, 2], arms=arms)
+    again = jbo.study(BRANIN.evaluate, SPACE, budget=10, seeds=[0, 1, 2], arms=arms, stages=STAGES)
     assert again.compile_seconds == 0.0
     for a, arm in enumerate(grid.arms):
         np.testing.assert_array_equal(again.values[again.arms.index(arm), :2], grid.values[a])
@@ -72,7 +94,7 @@ def test_save_load_rows_table_and_plot(grid, tmp_path):
     for field in ("values", "best_so_far", "x", "step_seconds", "seeds"):
         np.testing.assert_array_equal(getattr(loaded, field), getattr(grid, field))
     assert loaded.arms == grid.arms and loaded.programs == grid.programs
-    assert loaded.configs["ucb4-ignore"]["failures"] == "ignore" and loaded.configs["ucb4-ignore"]["ucb_beta"] == 4.0
+    assert loaded.configs[UCB]["failures"] == "ignore" and loaded.configs[UCB]["ucb_beta"] == 4.0
     assert loaded.best_configs == grid.best_configs
     np.testing.assert_array_equal(loaded.info["score"], grid.info["score"])
     rows = grid.rows()
@@ -82,7 +104,7 @@ def test_save_load_rows_table_and_plot(grid, tmp_path):
     assert all(f"| {arm} |" in table for arm in ARMS)
     assert (tmp_path / "p.png").exists() is False and grid.plot(str(tmp_path / "p.png"))
     assert (tmp_path / "p.png").stat().st_size > 0
-    one = grid.arm("ucb4-ignore")
+    one = grid.arm(UCB)
     np.testing.assert_array_equal(one.values, grid.values[1])
 
 
@@ -110,15 +132,11 @@ def test_default_stages_are_the_sizes_minimize_pads_to():
     assert many.stage_sizes(100, 7) == (56, 104)
 
 
-def test_staged_padding_makes_the_ask_tell_suggestions():
-    """A run in stages pads suggestion i to the smallest stage >= i, as the ask/tell loop with that size."""
-    options = dict(SMALL, acquisition="ucb")
-    result = jbo.study(BRANIN.evaluate, SPACE, budget=12, seeds=[3], arms={"a": options}, stages=(8, 16))
-    opt = jbo.Optimizer(SPACE, seed=3, **options)
-    for i in range(12):
-        config = opt.ask(size=8 if i <= 8 else 16)
-        np.testing.assert_allclose(opt.state.pending[-1], result.x[0, 0, i], rtol=0, atol=1e-9)
-        opt.tell(config, BRANIN.evaluate(config))
+def test_staged_padding_makes_the_ask_tell_suggestions(grid, alone):
+    """A run in stages pads suggestion i to the smallest stage >= i, as the ask/tell loop with that size:
+    the grid's UCB arm (model suggestions 6-8 at 8 rows, 9 at 16) is the ask/tell run of the ``alone`` fixture."""
+    assert STAGES[0] < 9 <= STAGES[1] and ARMS[UCB]["n_init"] <= STAGES[0]  # both stages make model suggestions
+    np.testing.assert_allclose(grid.x[grid.arms.index(UCB)], alone[0], rtol=0, atol=1e-9)
 
 
 def test_bad_arms_name_the_problem():
