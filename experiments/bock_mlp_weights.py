@@ -192,6 +192,8 @@ def main(argv=None):
                 if not todo:
                     continue
                 options = {} if method == "random" else {"n_init": args.n_init}
+                if method == "bock":
+                    options["units"] = "objective"  # the paper's model (jbo's default bock is scale-free)
                 if args.maximize and method != "random":
                     options["maximize"] = args.maximize
                 # one jbo.study of one arm: the methods are different models and would not share a program

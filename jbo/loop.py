@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import cache, checks, design, linalg, models, records
+from jbo import cache, checks, design, linalg, models, records, warping
 from jbo.data import bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import ModelConfig, check_choice
@@ -75,6 +75,10 @@ class Settings:
         BOCK's experiments assume). ``None`` (default): the model's own
         (:meth:`~jbo.models.base.ModelConfig.default_design`; ``"centre"`` for the BOCK models,
         ``"sobol"`` for the others).
+      output_warping: a monotone transform of the standardised targets fitted before each suggestion
+        (:mod:`jbo.warping`): ``"none"``, ``"rank"`` (normal scores) or ``"yeo-johnson"`` (power transform,
+        its exponent by maximum likelihood). ``None`` (default): the model's own
+        (:meth:`~jbo.models.base.ModelConfig.default_output_warping`).
     """
 
     model: Any = "gp"
@@ -88,12 +92,17 @@ class Settings:
     pending: str = "believer"
     num_fantasies: int = 16
     design: str | None = None
+    output_warping: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
             object.__setattr__(self, "model", models.create(self.model))
         if self.design is None:
             object.__setattr__(self, "design", self.model.default_design())
+        if self.output_warping is None:
+            object.__setattr__(self, "output_warping", self.model.default_output_warping())
+        check_choice("output_warping", self.output_warping, warping.NAMES)
+        self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
         check_choice("failures", self.failures, FAILURE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
@@ -162,6 +171,7 @@ class Settings:
         had configs (``{"model": "gp", "inference": ..., "kernel": ..., ...}``)."""
         d = dict(d)
         d.setdefault("design", "sobol")  # journals written before the design was recorded started so
+        d.setdefault("output_warping", "none")  # ... and before output warping existed, unwarped
         if records.is_record(d.get("acquisition")):
             d["acquisition"] = records.from_record(d["acquisition"])
         known = {f.name for f in dataclasses.fields(cls)}
@@ -222,7 +232,7 @@ class History(NamedTuple):
     constraints: jnp.ndarray | None = None
 
 
-def standardize(history: History, failures: str, impute=None):
+def standardize(history: History, failures: str, impute=None, output_warping: str = "none"):
     """Model data from the history: failures handled, targets standardised (traceable).
 
     ``"worst"`` puts the worst successful value at failed rows, ``"ignore"`` masks them out; rows stay
@@ -235,6 +245,7 @@ def standardize(history: History, failures: str, impute=None):
       failures: the failure policy (static).
       impute: a bool array overriding it at run time (``True``: ``"worst"``, ``False``: ``"ignore"``), so
         that runs of one program can differ in it; ``None``: the policy says.
+      output_warping: the monotone warp applied to the standardised targets (static; :func:`jbo.warping.warp`).
     Returns:
       ``(data, best, num_ok, scale)``: :class:`~jbo.data.Data`, the standardised incumbent, the number of
       successful rows and the scale the targets were divided by (objective units per standardised unit).
@@ -255,7 +266,7 @@ def standardize(history: History, failures: str, impute=None):
     mean = jnp.sum(y) / n
     std = jnp.sqrt(jnp.sum(jnp.where(mask, (y - mean) ** 2, 0.0)) / n)
     scale = jnp.where(std > 1e-12 * jnp.maximum(1.0, jnp.abs(mean)), std, 1.0)
-    y_std = jnp.where(mask, (y - mean) / scale, 0.0)
+    y_std = warping.warp(output_warping, jnp.where(mask, (y - mean) / scale, 0.0), mask)
     x = jnp.where(mask[:, None], history.x, 0.5)
     return Data(x, y_std, mask), jnp.min(jnp.where(mask, y_std, jnp.inf)), jnp.sum(ok), scale
 
@@ -314,7 +325,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
-    data, best, num_ok, scale = standardize(history, settings.failures, impute)
+    data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
@@ -335,7 +346,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
 # Stored whole (jbo.cache): a fresh process with a warm cache loads the suggestion without tracing it.
 compiled_suggestion = linalg.full_precision(
     cache.stored(jax.jit(suggestion, static_argnames=("settings", "space")), ("settings", "space")))
-_standardize = jax.jit(standardize, static_argnames=("failures",))
+_standardize = jax.jit(standardize, static_argnames=("failures", "output_warping"))
 
 
 @functools.partial(jax.jit, static_argnames=("space", "n", "centre"))
@@ -471,7 +482,7 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
         key = _suggestion_key(settings.seed, state.n_suggested)  # = suggestion_key(run_key(seed), n), one dispatch
         history, program, model_state = padded_history(state, size, dtype), settings.program(), state.model_state
         if num_devices() > 1 and type(settings.model).prepare is not ModelConfig.prepare:
-            data = _standardize(history, failures=settings.failures)[0]
+            data = _standardize(history, failures=settings.failures, output_warping=settings.output_warping)[0]
             model_key = jax.random.split(key)[0]  # the key suggestion() hands the model
             config, model_state = settings.model.prepare(model_state, data, model_key, not state.fitted)
             program = dataclasses.replace(program, model=config)

@@ -878,3 +878,16 @@ def test_shared_tree_problem_validation():
     with pytest.raises(ValueError, match="must be a Real"):
         shared_tree_problem("toy", ints, [Leaf({"opt": "a"}, 0.0, (Term("n", 2, 1.0), Term("m", 0.5, 1.0))),
                                           Leaf({"opt": "b"}, 0.0, (Term("n", 2, 1.0),))])
+
+
+def test_instances_do_not_share_numpy_streams_with_seeds():
+    """The instance of ``jax.random.key(s)`` is not where NumPy seeded with ``s`` (a random-search baseline run
+    with the same seed) draws its first point."""
+    from jbo.benchmarks import get_problem
+    from jbo.benchmarks.transforms import random_shift_rotation
+
+    bounds = get_problem("sphere", dim=3).bounds
+    for seed in range(5):
+        shift, _ = random_shift_rotation(bounds, jax.random.key(seed))
+        first = bounds[:, 0] + np.random.default_rng(seed).random(3) * np.ptp(bounds, axis=1)
+        assert np.abs(shift - first).max() > 1e-3

@@ -529,8 +529,8 @@ def test_bock_suggestions_are_inside_the_box(seed, n, origin, corners):
     sphere, pending points), a suggestion is a point of the box: encoded in [0, 1]^D, decoded within
     the problem's bounds. Padded to 16 rows, with one pending point (a corner) and then two, every
     example runs one compiled program, test_standardised_units_are_invariant_to_the_objective_scale's.
-    (Suggestions without pending points, and of the default model, ``units="objective"``:
-    test_minimize_many_runs_bock.)"""
+    (Suggestions without pending points, and of the paper's model, ``units="objective"``:
+    test_minimize_many_runs_bock; of the default model: test_warping.py's units test.)"""
     from jbo import loop
 
     problem = rosenbrock3()
@@ -615,7 +615,7 @@ def test_surrogates():
     s = bock.BOCK(warp=False, boundary=True, degree=2, units="standardised").surrogate_for(None)
     base = bock_surrogate(warp=False, boundary=True, degree=2)
     assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
-    s = bock.BOCK(warp=False, boundary=True, degree=2).surrogate_for(None)  # the default: objective units
+    s = bock.BOCK(warp=False, boundary=True, degree=2, units="objective").surrogate_for(None)
     base = bock_surrogate(warp=False, boundary=True, degree=2, objective_units=True)
     assert s.log_likelihood is base.log_likelihood and s.prior is base.prior
     m = bock.Matern().surrogate_for(None)
@@ -662,10 +662,12 @@ def test_config_object_and_name_suggest_the_same_point():
 
 
 def test_minimize_many_runs_bock():
+    """The paper's model (the authors' priors in the objective's units) in whole compiled runs."""
     import jbo
 
     problem = rosenbrock3()
     result = jbo.minimize_many(problem.evaluate, problem.space(), budget=6, seeds=[0, 1], model="bock", n_init=3,
+                               units="objective",
                                maximize=SMALL, num_samples=2, num_burnin=5, num_warmup=1)
     assert result.values.shape == (2, 6) and np.all(np.isfinite(result.values))
     assert np.all((result.x >= 0) & (result.x <= 1))
@@ -799,26 +801,29 @@ def test_objective_units_suggestions_on_a_large_scale_objective():
     assert np.ptp(y[:3]) > 100.0 and np.max(np.abs(means)) > 10.0
 
 
-def test_bock_defaults_are_the_papers_model_and_start():
-    """``bock`` is the paper's model and start (objective units, the box's centre first); the other models
-    keep the Sobol design; an explicit design wins; a journal written before ``units`` and ``design``
-    were recorded resumes with the model and start it ran with."""
+def test_bock_defaults_are_the_papers_start_on_scale_free_targets():
+    """``bock`` starts as the paper does (the box's centre first) on scale-free targets (standardised, Yeo-Johnson
+    warped); the paper's objective-unit priors are an explicit option and take no warp; the other models keep
+    the Sobol design; an explicit design wins; a journal written before ``units``, ``design`` and
+    ``output_warping`` were recorded resumes with the model and start it ran with."""
     from jbo import loop
 
     space = rosenbrock3().space()
     for name in ("bock", "bock-w", "bock-b"):
         settings = loop.Settings.create(name, n_init=3)
-        assert settings.model.units == "objective" and settings.design == "centre"
+        assert settings.model.units == "standardised" and settings.output_warping == "yeo-johnson"
+        assert settings.design == "centre"
         np.testing.assert_allclose(loop.initial_design(settings, space)[0], 0.5)
+        assert loop.Settings.create(name, units="objective").output_warping == "none"
     for name in ("gp", "matern", "random"):
         assert loop.Settings.create(name).design == "sobol"
     explicit = loop.Settings.create("bock", design="sobol", n_init=3)
     assert explicit.design == "sobol" and not np.allclose(loop.initial_design(explicit, space)[0], 0.5)
 
     older = json_round_trip(loop.Settings.create("bock").to_dict())
-    del older["design"], older["model"]["units"]
+    del older["design"], older["model"]["units"], older["output_warping"]
     resumed = loop.Settings.from_dict(older)
-    assert resumed.model.units == "standardised" and resumed.design == "sobol"
+    assert resumed.model.units == "standardised" and resumed.design == "sobol" and resumed.output_warping == "none"
 
 
 def test_standardised_units_are_invariant_to_the_objective_scale():

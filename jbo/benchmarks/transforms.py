@@ -66,6 +66,9 @@ GLOBAL_ON_RD = frozenset(
 )  # fmt: skip
 
 
+_STREAM = 0x6A626F  # the instances' own NumPy stream (see _generator)
+
+
 def _generator(key) -> np.random.Generator:
     """A NumPy generator seeded with the bits of one ``jax.random`` key (typed or raw uint32).
 
@@ -76,7 +79,9 @@ def _generator(key) -> np.random.Generator:
     data = np.asarray(jax.random.key_data(key), dtype=np.uint32)
     if data.ndim != 1:
         raise ValueError(f"expected a single jax.random key, got key data of shape {data.shape}")
-    return np.random.default_rng(data)
+    # Tagged: the key of seed s holds the words [0, s], and NumPy seeded with [0, s] draws what NumPy seeded
+    # with s draws; untagged, a random search seeded with s started at the instance's minimiser.
+    return np.random.default_rng(np.random.SeedSequence(data, spawn_key=(_STREAM,)))
 
 
 def _haar(rng: np.random.Generator, dim: int) -> np.ndarray:

@@ -133,6 +133,14 @@ class ModelConfig:
         unless the model assumes more about where the optimum lies (BOCK: the centre first)."""
         return "sobol"
 
+    def default_output_warping(self) -> str:
+        """The output warp a run uses when its settings name none (``Settings.output_warping``,
+        :mod:`jbo.warping`)."""
+        return "none"
+
+    def check_output_warping(self, name: str) -> None:
+        """Raise ``ValueError`` if this model cannot take the named output warp (default: any)."""
+
     @classmethod
     def cli_options(cls) -> tuple[CliOption, ...]:
         """The model's command-line options: one per field whose type the command line can parse

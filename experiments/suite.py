@@ -1,0 +1,246 @@
+"""A suite of standard test functions in random shifted and rotated instances: jbo against Optuna's samplers.
+
+Every (function, dimension, seed) is one instance ``g(x) = f(c + R (x - s))`` of
+:func:`jbo.benchmarks.shifted_rotated` drawn from ``jax.random.key(seed)`` and searched on the unit cube, so that no method gains from an
+optimum at the centre, on the diagonal or along the axes; every method sees the same instances. The score of a
+run is ``log10(best - f*)`` (the distance of its best value to the instance's optimum, floored at 1e-8); a table
+per (dimension, budget) shows the mean over seeds per function, and counts on how many functions each jbo arm
+is ahead of (a lower mean than) each peer.
+
+Methods: jbo arms (``--arms``, :data:`ARMS`: the default ``gp`` and options of it, run by ``jbo.minimize``, whose
+compiled programs serve every function of a dimension) and peers (``--peers``): Optuna's ``GPSampler`` and
+``TPESampler`` with their defaults and the run's seed, and uniform random search. Results go to the resumable
+``experiments/results/suite.json`` (runs already stored are skipped); BENCHMARKS.md is regenerated from it.
+
+    python experiments/suite.py [--dims 2 5] [--budgets 10 20] [--seeds 10] [--functions ...]
+        [--arms gp gp-rank] [--peers optuna-gp optuna-tpe random]
+    python experiments/suite.py --report-only
+
+``--budgets`` are multiples of the dimension (10 and 20: budgets of ``10·d`` and ``20·d``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _common  # noqa: E402
+
+SECTION = "suite"
+RESULTS_FILE = "suite.json"
+#: Functions of any dimension (Powell: multiples of 4) and those of one fixed dimension.
+SCALABLE = ("ackley", "rastrigin", "griewank", "schwefel", "zakharov", "dixon_price", "powell", "levy", "rosenbrock",
+            "sum_of_different_powers", "styblinski_tang", "michalewicz", "rotated_hyper_ellipsoid", "sphere",
+            "sum_squares", "trid", "alpine01")
+FIXED = ("branin", "six_hump_camel", "goldstein_price", "beale", "booth", "matyas", "three_hump_camel", "levy13",
+         "drop_wave", "cross_in_tray", "holder_table", "eggholder", "mccormick", "shubert", "bukin6", "easom",
+         "hartmann3", "colville", "shekel5", "shekel7", "shekel10", "hartmann6")
+#: jbo arms: name -> options of ``jbo.minimize``.
+ARMS = {
+    "gp": {},
+    "gp-rank": {"output_warping": "rank"},
+    "gp-yeo-johnson": {"output_warping": "yeo-johnson"},
+    "gp-none": {"output_warping": "none"},
+}
+PEERS = ("optuna-gp", "optuna-tpe", "random")
+FLOOR = 1e-8  # the score's floor: a run within 1e-8 of the optimum counts as solved
+
+
+def functions_at(dim: int, names=None) -> list[str]:
+    """The suite's functions that exist at ``dim`` (optionally among ``names``)."""
+    from jbo.benchmarks import get_problem
+
+    chosen = []
+    for name in SCALABLE + FIXED:
+        if names and name not in names:
+            continue
+        try:
+            if get_problem(name, dim=dim).dim == dim:
+                chosen.append(name)
+        except ValueError:
+            continue
+    return chosen
+
+
+def instance(name: str, dim: int, seed: int):
+    """The seed's shifted and rotated instance of ``name`` at ``dim``, on the unit cube: ``g(low + u (high - low))``.
+
+    Every method searches the unit cube (jbo's models see it anyway): one search space per dimension, so jbo's
+    compiled programs serve every function of that dimension instead of compiling again for each box.
+    """
+    import jax
+    import numpy as np
+
+    from jbo.benchmarks import get_problem, shifted_rotated
+    from jbo.benchmarks.problem import Problem
+
+    problem = shifted_rotated(get_problem(name, dim=dim), jax.random.key(seed))
+    low, width = problem.bounds[:, 0], np.ptp(problem.bounds, axis=1)
+    return Problem(f"{name}-{seed}", jax.jit(lambda u: problem.fn(low + u * width)),
+                   np.tile([[0.0, 1.0]], (dim, 1)), problem.optimum, (problem.argmins - low) / width)
+
+
+def score(values, optimum: float) -> float:
+    """``log10`` of the distance of the best value to the optimum (floored at :data:`FLOOR`)."""
+    import numpy as np
+
+    values = np.asarray(values, float)
+    best = np.min(values[np.isfinite(values)]) if np.isfinite(values).any() else np.inf
+    return float(np.log10(max(best - optimum, FLOOR)))
+
+
+def run_jbo(problem, budget: int, seed: int, options: dict) -> list[float]:
+    import jbo
+
+    result = jbo.minimize(problem.evaluate, problem.space(), budget=budget, seed=seed, progress=False, **options)
+    return [float(v) for v in result.values]
+
+
+def run_peer(peer: str, problem, budget: int, seed: int) -> list[float]:
+    import numpy as np
+
+    if peer == "random":
+        rng = np.random.default_rng(seed)
+        return [float(v) for v in np.asarray(problem.fn(rng.random((budget, problem.dim))))]
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    sampler = (optuna.samplers.GPSampler(seed=seed) if peer == "optuna-gp" else
+               optuna.samplers.TPESampler(seed=seed))
+    names = problem.names
+
+    def objective(trial):
+        config = {n: trial.suggest_float(n, float(lo), float(hi)) for n, (lo, hi) in zip(names, problem.bounds)}
+        return float(problem.evaluate(config))
+
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    study.optimize(objective, n_trials=budget)
+    return [float(t.value) for t in study.trials]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dims", nargs="+", type=int, default=[2, 5])
+    parser.add_argument("--budgets", nargs="+", type=int, default=[10], help="multiples of the dimension")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--functions", nargs="+", default=None, choices=SCALABLE + FIXED)
+    parser.add_argument("--arms", nargs="*", default=["gp"], choices=list(ARMS))
+    parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=PEERS)
+    parser.add_argument("--report-only", action="store_true")
+    _common.add_path_arguments(parser)
+    args = parser.parse_args(argv)
+    _common.setup()
+    _common.use_results_dir(args.results_dir)
+    if args.report_only:
+        return _common.regenerate()
+    path = os.path.join(_common.RESULTS, RESULTS_FILE)
+    for dim in args.dims:
+        for multiple in args.budgets:
+            budget = multiple * dim
+            for name in functions_at(dim, args.functions):
+                for method in list(args.arms) + list(args.peers):
+                    done = (_common.load_results(RESULTS_FILE, {}).get(f"{dim}/{budget}", {}).get(name, {})
+                            .get(method, {}))
+                    for seed in range(args.seeds):
+                        if str(seed) in done:
+                            continue
+                        problem = instance(name, dim, seed)
+                        start = time.perf_counter()
+                        values = (run_jbo(problem, budget, seed, ARMS[method]) if method in ARMS else
+                                  run_peer(method, problem, budget, seed))
+                        seconds = time.perf_counter() - start
+                        record = {"values": values, "optimum": float(problem.optimum), "seconds": seconds}
+                        _common.merge_result(path, [f"{dim}/{budget}", name, method, str(seed)], record)
+                        print(f"d={dim} budget={budget} {name} {method} seed {seed}: "
+                              f"{score(values, problem.optimum):+.2f} ({seconds:.1f} s)", flush=True)
+    _common.record_provenance(SECTION)
+    _common.regenerate()
+
+
+# ----------------------------------------------------------------------------------------------
+# The report
+# ----------------------------------------------------------------------------------------------
+def _means(cell: dict) -> dict:
+    """``{method: (mean score, seeds)}`` of one (dimension, budget, function)."""
+    import numpy as np
+
+    return {method: (float(np.mean([score(r["values"], r["optimum"]) for r in runs.values()])), len(runs))
+            for method, runs in cell.items() if runs}
+
+
+def _order(methods) -> list[str]:
+    known = list(ARMS) + list(PEERS)
+    return sorted(methods, key=lambda m: known.index(m) if m in known else len(known))
+
+
+def wins(table: dict, arm: str, peer: str) -> tuple[int, int]:
+    """``(functions where arm's mean score is below peer's, functions where both ran)``."""
+    both = [(c[arm][0], c[peer][0]) for c in table.values() if arm in c and peer in c]
+    return sum(a < p for a, p in both), len(both)
+
+
+def tables(results: dict) -> dict:
+    """``{(dim, budget): {function: {method: (mean score, seeds)}}}``."""
+    out = {}
+    for key, functions in results.items():
+        dim, budget = (int(v) for v in key.split("/"))
+        out[dim, budget] = {name: _means(cell) for name, cell in functions.items()}
+    return dict(sorted(out.items()))
+
+
+def section(results: dict) -> str:
+    lines = ["## A suite of shifted and rotated test functions: jbo against Optuna's samplers", "",
+             _common.header(SECTION),
+             "Mean over seeds of log10(best − f*) (floored at 1e-8) on random shifted and rotated instances "
+             "(`jbo.benchmarks.shifted_rotated`, one per seed, the same for every method); lower is better. "
+             "`wins`: functions where jbo's arm has the lower mean. Command: `python experiments/suite.py`.", ""]
+    for (dim, budget), table in tables(results).items():
+        methods = _order({m for cell in table.values() for m in cell})
+        seeds = sorted({n for cell in table.values() for _, n in cell.values()})
+        lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {'/'.join(map(str, seeds))} seeds**", "",
+                  "| function | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        for name, cell in table.items():
+            best = min(v for v, _ in cell.values())
+            lines.append(f"| {name} | " + " | ".join(
+                "–" if m not in cell else (f"**{cell[m][0]:+.2f}**" if cell[m][0] == best else f"{cell[m][0]:+.2f}")
+                for m in methods) + " |")
+        for arm in (m for m in methods if m in ARMS):
+            counts = [f"{peer} {'/'.join(map(str, wins(table, arm, peer)))}" for peer in methods if peer in PEERS]
+            lines.append(f"| wins of {arm} | " + ", ".join(counts) + " |" + " |" * (len(methods) - 1))
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def report() -> None:
+    results = _common.load_results(RESULTS_FILE)
+    if results:
+        _common.update_section(SECTION, section(results))
+
+
+def claims() -> list[dict]:
+    """Issue #28's bar, per (dimension, budget) run: the default ``gp`` ahead of GPSampler and of TPE on ≥ 75 % of
+    the functions and never behind random search (means over seeds)."""
+    results = _common.load_results(RESULTS_FILE)
+    if not results:
+        return []
+    rows = []
+    for (dim, budget), table in tables(results).items():
+        if not all(m in c for c in table.values() for m in ("gp", "optuna-gp", "optuna-tpe", "random")):
+            continue
+        gp_wins, n = wins(table, "gp", "optuna-gp")
+        tpe_wins, _ = wins(table, "gp", "optuna-tpe")
+        random_wins, _ = wins(table, "gp", "random")
+        held = gp_wins >= 0.75 * n and tpe_wins >= 0.75 * n and random_wins == n
+        rows.append(_common.claim(
+            "jbo", f"default gp vs Optuna GP/TPE, {n} shifted-rotated functions, d = {dim}, {budget} evaluations",
+            "≥ 75 % wins over each, none behind random",
+            f"GPSampler {gp_wins}/{n}, TPE {tpe_wins}/{n}, random {random_wins}/{n}",
+            "yes" if held else "no", SECTION))
+    return rows
+
+
+if __name__ == "__main__":
+    main()

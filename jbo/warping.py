@@ -1,0 +1,114 @@
+r"""Output warping: a monotone transform of the standardised targets, fitted from the data before the model sees them.
+
+A GP assumes Gaussian targets; objectives whose values span orders of magnitude (Rosenbrock's ``10⁶`` in its
+corners against ``< 10`` near the optimum) or are heavy-tailed push its fit towards the few huge values, and
+whatever resolution is left near the optimum is lost. A monotone warp keeps the order of the values (so the
+incumbent and the meaning of "better" are unchanged) and makes them closer to Gaussian. The acquisition is then
+computed on the warped scale, where the model is Gaussian; the run's quality is always measured on the
+objective's own values.
+
+Every warp here is fitted on standardised targets (zero mean, unit variance over the model's rows), so it is
+invariant to the objective's affine changes of units ``a·f + b``, ``a > 0``; its output is standardised again.
+
+* ``"none"``: the standardised targets as they are.
+* ``"rank"``: normal scores (a Gaussian copula): ``z_i = Φ⁻¹((r_i + ½) / n)`` with ``r_i`` the mid-rank of
+  ``y_i`` among the ``n`` rows. Invariant to any increasing transform of the objective; forgets how much
+  better a value is, only that it is.
+* ``"yeo-johnson"``: the power transform of Yeo & Johnson (2000, eq. 2.1),
+
+  .. math::
+     ψ(y, λ) = \begin{cases} ((y + 1)^λ - 1) / λ & y ≥ 0,\ λ ≠ 0 \\ \log(y + 1) & y ≥ 0,\ λ = 0 \\
+     -((1 - y)^{2 - λ} - 1) / (2 - λ) & y < 0,\ λ ≠ 2 \\ -\log(1 - y) & y < 0,\ λ = 2 \end{cases}
+
+  with ``λ`` maximising the profile log-likelihood of a normal model of ``ψ(y, λ)`` (their eq. 3.1),
+  ``-n/2 · log σ̂²(λ) + (λ - 1) Σ sign(y_i) log(|y_i| + 1)``, over a grid of ``λ`` (:data:`LAMBDAS`). The
+  fit runs before the model's own (the two-stage recipe of HEBO, Cowen-Rivers et al. 2022), not jointly
+  with the GP's hyperparameters.
+
+Each warp is a pure function ``warp(y, mask) -> z`` of padded arrays (traceable; padded rows stay 0).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax.scipy.special import ndtri
+
+#: The output warps by name (:attr:`jbo.loop.Settings.output_warping`).
+NAMES = ("none", "rank", "yeo-johnson")
+
+#: The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
+#: sklearn's usual range of fitted values; ``λ = 1`` is the identity).
+LAMBDAS = jnp.linspace(-2.0, 4.0, 97)
+
+
+def standardise(y, mask):
+    """``y`` shifted and scaled to zero mean and unit variance over the rows where ``mask`` (0 elsewhere); a
+    constant keeps the unit scale."""
+    n = jnp.maximum(jnp.sum(mask), 1)
+    mean = jnp.sum(jnp.where(mask, y, 0.0)) / n
+    std = jnp.sqrt(jnp.sum(jnp.where(mask, (y - mean) ** 2, 0.0)) / n)
+    return jnp.where(mask, (y - mean) / jnp.where(std > 1e-12, std, 1.0), 0.0)
+
+
+def normal_scores(y, mask):
+    """Rank warp: ``Φ⁻¹((r + ½) / n)`` with ``r`` the mid-rank among the real rows (ties share one score)."""
+    n = jnp.maximum(jnp.sum(mask), 1)
+    other = mask[None, :]
+    below = jnp.sum(other & (y[None, :] < y[:, None]), axis=1)
+    ties = jnp.sum(other & (y[None, :] == y[:, None]), axis=1)  # includes the row itself
+    rank = below + 0.5 * (ties - 1)
+    return jnp.where(mask, ndtri((rank + 0.5) / n), 0.0)
+
+
+def yeo_johnson_transform(y, lam):
+    """``ψ(y, λ)`` of Yeo & Johnson (2000, eq. 2.1), elementwise (``λ`` a scalar)."""
+    positive = y >= 0
+    a = jnp.abs(y)
+    log1p = jnp.log1p(a)
+    near_zero, near_two = jnp.abs(lam) < 1e-8, jnp.abs(lam - 2.0) < 1e-8
+    safe = jnp.where(near_zero, 1.0, lam)
+    safe_two = jnp.where(near_two, 1.0, 2.0 - lam)
+    upper = jnp.where(near_zero, log1p, jnp.expm1(safe * log1p) / safe)
+    lower = -jnp.where(near_two, log1p, jnp.expm1(safe_two * log1p) / safe_two)
+    return jnp.where(positive, upper, lower)
+
+
+def yeo_johnson_log_likelihood(y, mask, lam):
+    """Profile log-likelihood of ``λ`` (Yeo & Johnson 2000, eq. 3.1, the mean and variance maximised out)."""
+    n = jnp.maximum(jnp.sum(mask), 1)
+    z = yeo_johnson_transform(y, lam)
+    mean = jnp.sum(jnp.where(mask, z, 0.0)) / n
+    var = jnp.sum(jnp.where(mask, (z - mean) ** 2, 0.0)) / n
+    jacobian = jnp.sum(jnp.where(mask, jnp.sign(y) * jnp.log1p(jnp.abs(y)), 0.0))
+    return -0.5 * n * jnp.log(jnp.maximum(var, 1e-300)) + (lam - 1.0) * jacobian
+
+
+def yeo_johnson_lambda(y, mask):
+    """The grid's ``λ`` of largest profile likelihood (:data:`LAMBDAS`)."""
+    scores = jax.vmap(lambda lam: yeo_johnson_log_likelihood(y, mask, lam))(LAMBDAS.astype(y.dtype))
+    return LAMBDAS.astype(y.dtype)[jnp.argmax(jnp.where(jnp.isfinite(scores), scores, -jnp.inf))]
+
+
+def yeo_johnson(y, mask):
+    """Yeo-Johnson warp with its maximum-likelihood ``λ`` (of the standardised targets), standardised again."""
+    y = standardise(y, mask)
+    return standardise(yeo_johnson_transform(y, yeo_johnson_lambda(y, mask)), mask)
+
+
+def warp(name: str, y, mask):
+    """The standardised targets ``y`` warped by the named warp (:data:`NAMES`), standardised again.
+
+    Args:
+      name: ``"none"``, ``"rank"`` or ``"yeo-johnson"`` (static).
+      y: ``(N,)`` targets (padded rows ignored); mask: ``(N,)`` the real rows.
+    Returns:
+      ``(N,)`` warped targets, zero mean and unit variance over the real rows, 0 on padded rows.
+    """
+    if name == "none":
+        return jnp.where(mask, y, 0.0)
+    if name == "rank":
+        return standardise(normal_scores(y, mask), mask)
+    if name == "yeo-johnson":
+        return yeo_johnson(y, mask)
+    raise ValueError(f"output_warping must be one of {', '.join(map(repr, NAMES))}, got {name!r}")
