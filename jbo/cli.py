@@ -30,7 +30,7 @@ import time  # noqa: E402
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-from jbo import __version__, cache, inference, loop, metrics, models, plotting, records  # noqa: E402
+from jbo import __version__, cache, inference, loop, metrics, models, plotting, records, warping  # noqa: E402
 from jbo import journal as journal_io  # noqa: E402
 from jbo.benchmarks import get_problem, list_problems  # noqa: E402
 from jbo.optimizer import minimize, setting_of  # noqa: E402
@@ -112,7 +112,8 @@ def _int(text: str) -> int:
 
 
 #: The ``jbo run`` options that are not a model's (a model field of the same name is set by them).
-RUN_OPTIONS = ("problem", "dim", "model", "inference", "acquisition", "budget", "seed", "n_init", "design", "out",
+RUN_OPTIONS = ("problem", "dim", "model", "inference", "acquisition", "budget", "seed", "n_init", "design",
+               "output_warping", "out",
                "resume", "quiet", "cpu_devices")
 MODEL_OPTION = "model_option:"  # argparse dest prefix of the model options
 
@@ -194,6 +195,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--design", choices=loop.DESIGNS, default=None,
                      help="initial design: sobol or centre (the box's centre first, then Sobol points); "
                           "default: the model's (centre for bock, bock-w and bock-b, sobol for the others)")
+    run.add_argument("--output-warping", choices=warping.NAMES, default=None,
+                     help="monotone transform of the standardised values before the model sees them (jbo.warping): "
+                          "none, rank or yeo-johnson; default: the model's (yeo-johnson for the BOCK models, none "
+                          "for the others)")
     run.add_argument("--cpu-devices", type=_positive_int, default=None,
                      help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that a model's "
                           "independent members train in parallel, one device per core (default: one per core, at "
@@ -339,7 +344,8 @@ def cmd_run(args) -> int:
             print(f"jbo run: error: cannot resume from {journal_path}: {err}", file=sys.stderr)
             return 1
         conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {setting_of(recorded, k)!r})"
-                     for k, v in {**given, "n_init": args.n_init, "design": args.design}.items()
+                     for k, v in {**given, "n_init": args.n_init, "design": args.design,
+                                   "output_warping": args.output_warping}.items()
                      if v is not None and setting_of(recorded, k) != v]
         if previous:
             if args.problem is not None and args.problem != previous.get("problem"):
@@ -367,7 +373,8 @@ def cmd_run(args) -> int:
         run_parser.error(f"the journal's search space does not match problem {problem.name} (dim {problem.dim}); "
                          f"pass --problem/--dim of the original run")
 
-    options = {} if resuming else {k: v for k, v in (("n_init", args.n_init), ("design", args.design)) if v is not None}
+    options = {} if resuming else {k: v for k, v in (("n_init", args.n_init), ("design", args.design),
+                                                     ("output_warping", args.output_warping)) if v is not None}
     given = _given_model_options(args)
     if given and resuming:
         run_parser.error("--resume continues the run with the journal's settings; drop the model options "

@@ -282,6 +282,15 @@ def test_centre_design_flag_evaluates_the_centre_first_and_is_checked_on_resume(
     assert err.value.code == 2 and "--design 'sobol'" in capsys.readouterr().err
 
 
+def test_output_warping_flag_is_recorded_and_checked_on_resume(capsys):
+    assert run("--budget", "2", "--n-init", "2", "--output-warping", "rank", "--out", "runs/rank") == 0
+    assert read_journal("runs/rank")[0]["settings"]["output_warping"] == "rank"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as err:
+        run("--resume", "--output-warping", "none", "--budget", "3", "--out", "runs/rank")
+    assert err.value.code == 2 and "--output-warping 'none'" in capsys.readouterr().err
+
+
 @dataclasses.dataclass(frozen=True)
 class Nearby(jbo.models.ModelConfig):
     """The best observation, jittered (a model of one's own).
