@@ -34,9 +34,6 @@ import jax
 import jax.numpy as jnp
 from jax.scipy.special import ndtri
 
-#: The output warps by name (:attr:`jbo.loop.Settings.output_warping`).
-NAMES = ("none", "rank", "yeo-johnson")
-
 #: The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
 #: sklearn's usual range of fitted values; ``λ = 1`` is the identity).
 LAMBDAS = jnp.linspace(-2.0, 4.0, 97)
@@ -105,10 +102,19 @@ def warp(name: str, y, mask):
     Returns:
       ``(N,)`` warped targets, zero mean and unit variance over the real rows, 0 on padded rows.
     """
-    if name == "none":
-        return jnp.where(mask, y, 0.0)
-    if name == "rank":
-        return standardise(normal_scores(y, mask), mask)
-    if name == "yeo-johnson":
-        return yeo_johnson(y, mask)
-    raise ValueError(f"output_warping must be one of {', '.join(map(repr, NAMES))}, got {name!r}")
+    if name not in WARPS:
+        raise ValueError(f"output_warping must be one of {', '.join(map(repr, NAMES))}, got {name!r}")
+    return WARPS[name](y, mask)
+
+
+def _unwarped(y, mask):
+    return jnp.where(mask, y, 0.0)
+
+
+def _rank(y, mask):
+    return standardise(normal_scores(y, mask), mask)
+
+
+#: The output warps by name: ``warp(y, mask) -> z`` (:attr:`jbo.loop.Settings.output_warping`).
+WARPS = {"none": _unwarped, "rank": _rank, "yeo-johnson": yeo_johnson}
+NAMES = tuple(WARPS)

@@ -8,9 +8,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("JBO_NO_CACHE", "1")  # ``import jbo`` turns on the persistent cache: never write ~/.cache
-# The suite's time is nearly all XLA:CPU compilation of programs that then run for milliseconds: without
-# LLVM's backend optimisations a program compiles in about half the time and runs ~30 % slower. Tests compare
-# programs with each other and with NumPy, never with figures from an optimised build; an explicit setting wins.
+# The suite's time is nearly all XLA:CPU compilation of programs that then run for milliseconds: without LLVM's
+# backend optimisations a program compiles faster and runs slower (figures in the commit that set this). Tests
+# compare programs with each other and with NumPy, never with figures from an optimised build; an explicit
+# setting wins.
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
 
