@@ -140,11 +140,13 @@ def test_quick_start_main_job_writes_what_the_text_says(tmp_path, monkeypatch, c
 def test_python_api_example_runs_twice(tmp_path, monkeypatch, capsys):
     """The second run finds run.jsonl and resumes it (it used to stop on the existing journal)."""
     monkeypatch.chdir(tmp_path)
-    code = compile(python_block("Python API"), "README.md: Python API", "exec")
+    # budget 16: the padded size the ask/tell part already compiled (30 adds another, at 32 rows)
+    code = shortened(python_block("Python API"), ("budget=30", "budget=16"))
+    code = compile(code, "README.md: Python API", "exec")
     for _ in range(2):
         exec(code, {"__name__": "__readme__"})
         assert capsys.readouterr().out.strip()
-    assert read("run.jsonl").count('"observation"') == 30
+    assert read("run.jsonl").count('"observation"') == 16
 
 
 @pytest.mark.parametrize("budget", [pytest.param(5, id="design"), pytest.param(20, id="tree", marks=pytest.mark.slow)])
@@ -159,10 +161,14 @@ def test_conditional_space_example_runs(budget, tmp_path, monkeypatch, capsys):
 
 
 def test_many_runs_example_runs(tmp_path, monkeypatch, capsys):
+    """Shortened to two seeds of 12 evaluations (the whole-run program's size grows with the budget's stages)."""
     monkeypatch.chdir(tmp_path)
-    exec(compile(python_block("Many runs as one compiled program"), "README.md: Many runs", "exec"),
-         {"__name__": "__readme__"})
+    code = shortened(python_block("Many runs as one compiled program"), ("budget=60, seeds=range(10)",
+                                                                           "budget=12, seeds=range(2)"))
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, "README.md: Many runs", "exec"), namespace)
     assert capsys.readouterr().out.strip()
+    assert namespace["result"].values.shape == (2, 12)
 
 
 def test_study_example_runs(tmp_path, monkeypatch, capsys):
