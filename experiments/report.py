@@ -25,11 +25,11 @@ import _common  # noqa: E402
 # The document's parts, in order: (heading, the scripts whose sections it holds).
 PARTS = (
     ("DNGO: Snoek et al. 2015, Scalable Bayesian optimization using deep neural networks",
-     ("dngo_table1", "dngo_scaling", "dngo_ablation", "dngo_boundary")),
+     ("dngo_table1", "dngo_scaling", "dngo_ablation", "dngo_boundary", "dngo_vs_tpe")),
     ("Ensembled DNGO: Pethick 2018", ("ensemble_dngo",)),
     ("The arc kernel: Swersky et al. 2014, Raiders of the lost architecture", ("arc_regression",)),
     ("Tree-structured BO: Jenatton et al. 2017, Bayesian optimization with tree-structured dependencies",
-     ("tree_synthetic", "conditional_mlp", "bench_tree")),
+     ("tree_synthetic", "conditional_mlp", "conditional_readme", "bench_tree")),
     ("BOCK: Oh et al. 2018, Bayesian optimization with cylindrical kernels",
      ("bock_table1", "bock_table2", "bock_scaling", "bock_mlp_weights")),
     ("The core: quality against peers, and features",
