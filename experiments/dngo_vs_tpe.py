@@ -3,7 +3,8 @@
 Each problem in its own box (``jbo.benchmarks``, not shifted), ``--budget`` evaluations (default 40, the initial
 design included), seeds ``0 .. --seeds-1``. jbo's arms (:data:`ARMS`: DNGO with its defaults and variants of it)
 run together in one :func:`jbo.study` call per problem (``problem.evaluate`` is a JAX function); TPE is Optuna's
-``TPESampler`` with its defaults and the run's seed, in this process. Results go to the resumable
+``TPESampler`` with its defaults and the run's seed, in this process, and random search
+(:func:`suite.run_peer`). Results go to the resumable
 ``experiments/results/dngo_vs_tpe.json`` (``{problem: {method: {seed: record}}}``), from which the
 ``dngo_vs_tpe`` section and its claim are written.
 
@@ -20,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import suite  # noqa: E402
 
 SECTION = "dngo_vs_tpe"
 RESULTS_FILE = "dngo_vs_tpe.json"
@@ -34,6 +36,7 @@ ARMS = {
     "dngo-yeo-johnson-linear": {"model": "dngo", "output_warping": "yeo-johnson", "quadratic_prior": False},
 }
 PEERS = ("tpe", "random")
+PEER_NAMES = {"tpe": "optuna-tpe", "random": "random"}  # suite.run_peer's names
 METHODS = tuple(ARMS) + PEERS
 
 
@@ -42,28 +45,6 @@ def problem_of(name: str):
 
     dim = PROBLEMS[name]
     return get_problem(name) if dim is None else get_problem(name, dim=dim)
-
-
-def run_tpe(problem, budget: int, seed: int) -> list[float]:
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-    def objective(trial):
-        config = {n: trial.suggest_float(n, float(lo), float(hi)) for n, (lo, hi) in zip(problem.names, problem.bounds)}
-        return float(problem.evaluate(config))
-
-    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
-    study.optimize(objective, n_trials=budget)
-    return [float(t.value) for t in study.trials]
-
-
-def run_random(problem, budget: int, seed: int) -> list[float]:
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    low, high = problem.bounds[:, 0], problem.bounds[:, 1]
-    return [float(v) for v in np.asarray(problem.fn(low + rng.random((budget, problem.dim)) * (high - low)))]
 
 
 def main(argv=None):
@@ -97,7 +78,7 @@ def main(argv=None):
         for peer in (m for m in args.methods if m in PEERS):
             for seed in missing[peer]:
                 start = time.perf_counter()
-                values = (run_tpe if peer == "tpe" else run_random)(problem, args.budget, seed)
+                values = suite.run_peer(PEER_NAMES[peer], problem, args.budget, seed)
                 record = {"values": values, "seconds": time.perf_counter() - start}
                 _common.merge_result(path, [name, peer, str(seed)], record)
             print(f"{name} {peer}: done", flush=True)

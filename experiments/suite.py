@@ -104,7 +104,8 @@ def run_peer(peer: str, problem, budget: int, seed: int) -> list[float]:
 
     if peer == "random":
         rng = np.random.default_rng(seed)
-        return [float(v) for v in np.asarray(problem.fn(rng.random((budget, problem.dim))))]
+        low, high = problem.bounds[:, 0], problem.bounds[:, 1]
+        return [float(v) for v in np.asarray(problem.fn(low + rng.random((budget, problem.dim)) * (high - low)))]
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)

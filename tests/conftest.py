@@ -12,8 +12,8 @@ os.environ.setdefault("JBO_NO_CACHE", "1")  # ``import jbo`` turns on the persis
 # backend optimisations a program compiles faster and runs slower (figures in the commit that set this). Tests
 # compare programs with each other and with NumPy, never with figures from an optimised build; an explicit
 # setting wins.
-# XLA:CPU's older LLVM-IR fusion emitters compile these programs in about two thirds of the time of its
-# MLIR fusion emitters (the default), with the same results here (the commit that set it has the figures).
+# At that optimisation level XLA:CPU's older LLVM-IR fusion emitters compile faster than its MLIR ones (the
+# default), with the same results here (figures in the commit that set it).
 for _flag in ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false"):
     if _flag.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_flag}".strip()
@@ -25,7 +25,7 @@ jax.config.update("jax_enable_x64", True)
 
 import pytest  # noqa: E402
 
-# The longest modules (each several minutes of compilation on 2 cores), started first: pytest-xdist's
+# The longest modules, started first: pytest-xdist's
 # ``--dist loadfile`` hands out modules in collection order, and one of these started last runs alone at the end.
 LONGEST_FIRST = ("test_tree_model.py", "test_readme.py", "test_bring_your_own.py", "test_bock.py")
 
