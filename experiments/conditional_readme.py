@@ -3,9 +3,11 @@
 The README's conditional space (``optimizer`` in {sgd, adam}; ``momentum`` only with sgd; a shared log-scale
 ``lr``) and its loss ``|lr − 0.003| + (|momentum − 0.9| if sgd else 0.1)``: the sgd leaf holds the optimum (0,
 at lr = 0.003 and momentum = 0.9), the adam leaf's best is 0.1, so a run whose best is below 0.1 has found the
-better leaf and used its extra parameter. Each model runs the README's call (``jbo.minimize(loss, space,
-model=..., inference="map", seed=s)``) at ``--budget`` evaluations (default 12) with ``--n-init`` initial points
-(default 2; ``0``: jbo's default design size), one ``jbo.minimize`` per seed (the loss is a Python function).
+better leaf and used its extra parameter. Each model runs the README's options (``model=...,
+inference="map"``) at ``--budget`` evaluations (default 12) with ``--n-init`` initial points (default 2; ``0``:
+jbo's default design size), every seed of every method in one ``jbo.study`` on the loss written in JAX
+(:func:`loss_jax`; each run is the ``jbo.minimize(loss, space, ..., seed=s)`` of the README's Python loss,
+the same values).
 
 Methods: ``tree`` (the default tree GP), ``gp`` (a GP blind to the structure), ``random`` search. Results go to
 the resumable ``experiments/results/conditional_readme.json`` (``{"<budget>/<n_init>": {method: {seed:
@@ -20,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -40,23 +41,20 @@ def space():
                       "lr": jbo.Real(1e-4, 1e-1, log=True)})
 
 
-def loss(config: dict) -> float:
-    """The README's loss: 0 at sgd with lr = 0.003 and momentum = 0.9; at least 0.1 with adam."""
-    momentum_term = abs(config["momentum"] - 0.9) if config["optimizer"] == "sgd" else ADAM_FLOOR
-    return abs(config["lr"] - 0.003) + momentum_term
+def loss_jax(config: dict):
+    """The README's loss on the values ``jbo.study`` passes (``optimizer`` as its index: 0 is sgd); 0 at sgd
+    with lr = 0.003 and momentum = 0.9, at least 0.1 with adam (tests/test_readme.py checks it against the
+    README's Python loss)."""
+    import jax.numpy as jnp
+
+    momentum_term = jnp.where(config["optimizer"] == 0, jnp.abs(config["momentum"] - 0.9), ADAM_FLOOR)
+    return jnp.abs(config["lr"] - 0.003) + momentum_term
 
 
-def run(method: str, seed: int, budget: int, n_init: int) -> dict:
-    import jbo
-
-    options = {} if method == "random" else {"inference": "map"}
-    if n_init:
-        options["n_init"] = n_init
-    start = time.perf_counter()
-    result = jbo.minimize(loss, space(), budget=budget, model=method, seed=seed, progress=False, **options)
-    seconds = time.perf_counter() - start
-    return {"values": [float(v) for v in result.values], "best_leaf": result.best_config["optimizer"],
-            "seconds": seconds}
+def arms(methods, n_init: int) -> dict:
+    """``method -> options`` of the README's call (MAP for the models), with ``n_init`` when given."""
+    return {m: {"model": m, **({} if m == "random" else {"inference": "map"}), **({"n_init": n_init} if n_init else {})}
+            for m in methods}
 
 
 def main(argv=None):
@@ -75,15 +73,17 @@ def main(argv=None):
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     _common.record_provenance(SECTION)
     key = f"{args.budget}/{args.n_init}"
-    for method in args.methods:
-        done = _common.load_results(RESULTS_FILE, {}).get(key, {}).get(method, {})
-        for seed in range(args.seeds):
-            if str(seed) in done:
-                continue
-            record = run(method, seed, args.budget, args.n_init)
-            _common.merge_result(path, [key, method, str(seed)], record)
-            print(f"{method} seed {seed}: best {min(record['values']):.4f} ({record['best_leaf']}, "
-                  f"{record['seconds']:.1f} s)", flush=True)
+    stored = _common.load_results(RESULTS_FILE, {}).get(key, {})
+    missing = {m: [s for s in range(args.seeds) if str(s) not in stored.get(m, {})] for m in args.methods}
+    seeds = sorted({s for m in missing.values() for s in m})
+    todo = [m for m in args.methods if missing[m]]
+    if seeds and todo:
+        for method, part, values, call in _common.run_arms(loss_jax, space(), args.budget, seeds, arms(todo, args.n_init)):
+            records = _common.seed_records(part, values, call)
+            _common.merge_results(path, [([key, method, s], r) for s, r in records.items() if int(s) in missing[method]])
+            best = [min(v) for v in values]
+            print(f"{method}: mean best {sum(best) / len(best):.4f}, {sum(b < ADAM_FLOOR for b in best)}/{len(best)} "
+                  f"in the sgd leaf ({call['seconds']:.1f} s, compiling {call['compile_seconds']:.1f} s)", flush=True)
     _common.regenerate()
 
 
@@ -92,13 +92,11 @@ def main(argv=None):
 # ----------------------------------------------------------------------------------------------
 def summary(runs: dict) -> dict:
     """Mean best (and its standard error), seeds whose best lies in the sgd leaf (below the adam leaf's floor),
-    seeds, and the median seconds of a run."""
-    import numpy as np
-
+    seeds, and the time per run (:func:`_common.timing`: compilation apart for compiled runs)."""
     best = [min(r["values"]) for r in runs.values()]
     mean, se = _common.mean_se(best)
     return {"mean": mean, "se": se, "sgd": sum(b < ADAM_FLOOR for b in best), "seeds": len(best),
-            "seconds": float(np.median([r["seconds"] for r in runs.values()]))}
+            "timing": _common.timing(_common.calls_of(runs))}
 
 
 def _label(key: str) -> str:
@@ -112,12 +110,12 @@ def section(results: dict) -> str:
              "in the sgd leaf, the one holding the optimum (a best below 0.1, the adam leaf's floor). "
              "Budgets include the initial design.", ""]
     for key, methods in sorted(results.items()):
-        lines += [f"**{_label(key)}**", "", "| method | seeds | mean best | best in the sgd leaf | s per run |",
-                  "|---|---|---|---|---|"]
+        lines += [f"**{_label(key)}**", "", "| method | seeds | mean best | best in the sgd leaf | s per run | compiling [s] |",
+                  "|---|---|---|---|---|---|"]
         for method in (m for m in METHODS if m in methods):
             s = summary(methods[method])
             lines.append(f"| {method} | {s['seeds']} | {s['mean']:.4f} ± {s['se']:.4f} | {s['sgd']}/{s['seeds']} "
-                         f"| {s['seconds']:.1f} |")
+                         f"| {_common.seconds_text(s['timing']['per_seed'])} | {_common.compile_text(s['timing'])} |")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -160,6 +160,27 @@ def test_conditional_space_example_runs(budget, tmp_path, monkeypatch, capsys):
     assert float(value) < (0.05 if budget == 20 else 1.2) and ("momentum" in config) == ("'sgd'" in config)
 
 
+def test_conditional_example_study_measures_the_readme_example():
+    """experiments/conditional_readme.py measures this block: the same space, and its JAX loss (what
+    ``jbo.study`` runs) equal to the block's Python loss on configurations of both leaves."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    sys.path.insert(0, os.path.join(ROOT, "experiments"))
+    import conditional_readme
+
+    code = python_blocks("Python API")[1].split("res = jbo.minimize")[0]
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, "README.md: Python API (conditional)", "exec"), namespace)
+    space = conditional_readme.space()
+    assert space == namespace["space"]
+    U = np.random.default_rng(0).random((64, space.dim))
+    arrays = space.decode_arrays(jnp.asarray(U))
+    ours = np.asarray(conditional_readme.loss_jax(arrays))
+    readme = [namespace["loss"](c) for c in space.decode_many(U)]
+    assert {c["optimizer"] for c in space.decode_many(U)} == {"sgd", "adam"}
+    np.testing.assert_allclose(ours, readme, rtol=1e-6, atol=1e-9)
+
 def test_many_runs_example_runs(tmp_path, monkeypatch, capsys):
     """Shortened to two seeds of 12 evaluations (the whole-run program's size grows with the budget's stages)."""
     monkeypatch.chdir(tmp_path)
