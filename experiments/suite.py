@@ -34,7 +34,8 @@ RESULTS_FILE = "suite.json"
 #: Functions of any dimension (Powell: multiples of 4) and those of one fixed dimension.
 SCALABLE = ("ackley", "rastrigin", "griewank", "schwefel", "zakharov", "dixon_price", "powell", "levy", "rosenbrock",
             "sum_of_different_powers", "styblinski_tang", "michalewicz", "rotated_hyper_ellipsoid", "sphere",
-            "sum_squares", "trid", "alpine01")
+            "sum_squares", "trid", "alpine01", "bent_cigar", "discus", "elliptic", "weierstrass", "schaffer_f7", "salomon",
+            "qing", "happy_cat")
 FIXED = ("branin", "six_hump_camel", "goldstein_price", "beale", "booth", "matyas", "three_hump_camel", "levy13",
          "drop_wave", "cross_in_tray", "holder_table", "eggholder", "mccormick", "shubert", "bukin6", "easom",
          "hartmann3", "colville", "shekel5", "shekel7", "shekel10", "hartmann6")

@@ -71,6 +71,15 @@ ALL_NAMES = [
     "three_hump_camel",
     "trid",
     "zakharov",
+    # scalable classics of the BBOB and CEC suites and of Jamil & Yang (2013)
+    "bent_cigar",
+    "discus",
+    "elliptic",
+    "happy_cat",
+    "qing",
+    "salomon",
+    "schaffer_f7",
+    "weierstrass",
 ]
 
 # every problem at its default dimension, plus a few dimensions of the scalable ones
@@ -90,6 +99,12 @@ CASES = [(name, None) for name in ALL_NAMES] + [
     ("schwefel", 5),
     ("styblinski_tang", 5),
     ("trid", 6),
+    ("elliptic", 7),
+    ("happy_cat", 5),
+    ("qing", 3),  # argmins: all 8
+    ("qing", 10),  # a subset
+    ("schaffer_f7", 6),
+    ("weierstrass", 5),
 ]
 
 
@@ -148,6 +163,8 @@ def test_default_dimensions():
         "gramacy_lee": 1,
         "six_hump_camel": 2,
         "trid": 2,
+        "schaffer_f7": 2,
+        "qing": 2,
     }
     for name, d in expected.items():
         p = get_problem(name)
@@ -195,6 +212,8 @@ def test_fixed_dim_rejects_other_dims(name, native):
         ("ackley", 0),
         ("trid", -1),
         ("michalewicz", 0),
+        ("schaffer_f7", 1),
+        ("qing", 0),
     ],
 )
 def test_invalid_dims(name, dim):
@@ -344,6 +363,9 @@ def test_argmin_sets():
     np.testing.assert_array_equal(get_problem("griewank", 3).argmins, np.zeros((1, 3)))
     np.testing.assert_array_equal(get_problem("levy", 3).argmins, np.ones((1, 3)))
     assert len(functions.ALPINE01_ROOTS) == 8
+    assert get_problem("qing", 8).argmins.shape == (256, 8)  # all 2^8
+    assert get_problem("qing", 9).argmins.shape == (11, 9)  # a subset
+    np.testing.assert_allclose(get_problem("qing", 9).argmins[0], np.sqrt(np.arange(1, 10)))
     assert np.all(np.abs(functions.ALPINE01_ROOTS) <= 10)
 
 
@@ -537,6 +559,17 @@ NUMPY_REFERENCES = {
     "forrester": lambda x: (6 * x[:, 0] - 2) ** 2 * np.sin(12 * x[:, 0] - 4),
     "gramacy_lee": lambda x: np.sin(10 * np.pi * x[:, 0]) / (2 * x[:, 0]) + (x[:, 0] - 1) ** 4,
     "shubert": _np_shubert,
+    "bent_cigar": lambda x: x[:, 0] ** 2 + 1e6 * np.sum(x[:, 1:] ** 2, axis=1),
+    "discus": lambda x: 1e6 * x[:, 0] ** 2 + np.sum(x[:, 1:] ** 2, axis=1),
+    "elliptic": lambda x: sum((1e6 ** (i / (x.shape[1] - 1))) * c**2 for i, c in enumerate(_cols(x))),
+    "weierstrass": lambda x: sum(sum(0.5**k * (np.cos(2 * np.pi * 3**k * (c + 0.5)) - np.cos(np.pi * 3**k)) for k in range(21))
+                                 for c in _cols(x)),
+    "schaffer_f7": lambda x: np.mean([np.sqrt(s) * (1 + np.sin(50 * s**0.2) ** 2)
+                                      for s in (np.hypot(x[:, i], x[:, i + 1]) for i in range(x.shape[1] - 1))], axis=0) ** 2,
+    "salomon": lambda x: 1 - np.cos(2 * np.pi * np.linalg.norm(x, axis=1)) + 0.1 * np.linalg.norm(x, axis=1),
+    "qing": lambda x: sum((c**2 - (i + 1)) ** 2 for i, c in enumerate(_cols(x))),
+    "happy_cat": lambda x: np.abs(np.sum(x**2, axis=1) - x.shape[1]) ** 0.25
+    + (0.5 * np.sum(x**2, axis=1) + np.sum(x, axis=1)) / x.shape[1] + 0.5,
 }
 CLASSICS = sorted(NUMPY_REFERENCES)
 CLASSIC_CASES = [c for c in CASES if c[0] in NUMPY_REFERENCES]
@@ -544,7 +577,7 @@ CLASSIC_CASES = [c for c in CASES if c[0] in NUMPY_REFERENCES]
 
 def test_every_classic_has_a_reference():
     assert set(CLASSICS) <= set(ALL_NAMES)
-    assert len(CLASSICS) == 34
+    assert len(CLASSICS) == 42
 
 
 @pytest.mark.parametrize("case", CLASSIC_CASES, ids=[_id(c) for c in CLASSIC_CASES])
@@ -600,6 +633,15 @@ PUBLISHED = [
     # VLSE gives no minimiser; the widely quoted one (to 15 digits)
     ("gramacy_lee", None, [[0.548563444114526]], -0.869011134989500, 1e-12, 1e-9),
     ("shubert", None, [], -186.7309, 1e-4, 0.0),  # VLSE: 18 minimisers, not listed
+    # BBOB / CEC 2013 (raw forms: 0 at the origin), Jamil & Yang (2013), Beyer & Finck (2012)
+    ("bent_cigar", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("discus", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("elliptic", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("weierstrass", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("schaffer_f7", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("salomon", None, [[0.0, 0.0]], 0.0, 1e-12, 0.0),
+    ("qing", None, [[1.0, 2**0.5], [-1.0, 2**0.5], [1.0, -(2**0.5)], [-1.0, -(2**0.5)]], 0.0, 1e-12, 1e-15),
+    ("happy_cat", None, [[-1.0, -1.0]], 0.0, 1e-12, 0.0),
 ]
 
 
@@ -613,7 +655,7 @@ def test_classics_published_minima():
         for x in xs:
             assert float(p(x)[0]) == pytest.approx(f_star, abs=tol), (name, x)
             assert np.abs(p.argmins - np.asarray(x)).max(axis=1).min() <= xtol, (name, x)
-    counts = {"six_hump_camel": 2, "holder_table": 4, "cross_in_tray": 4, "shubert": 18, "dixon_price": 2}
+    counts = {"six_hump_camel": 2, "holder_table": 4, "cross_in_tray": 4, "shubert": 18, "dixon_price": 2, "qing": 4}
     for name in CLASSICS:
         assert len(get_problem(name).argmins) == counts.get(name, 1), name
     # values quoted at other dimensions
@@ -653,7 +695,7 @@ def test_michalewicz_minimiser_matches_a_grid():
 # --------------------------------------------------------------------------------------------
 # shifted_rotated
 # --------------------------------------------------------------------------------------------
-SHIFTED = [("rastrigin", 4), ("branin", None), ("schwefel", 2), ("eggholder", None)]
+SHIFTED = [("rastrigin", 4), ("branin", None), ("schwefel", 2), ("eggholder", None), ("happy_cat", 3)]
 
 
 @pytest.mark.parametrize("case", SHIFTED, ids=[_id(c) for c in SHIFTED])

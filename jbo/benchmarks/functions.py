@@ -65,6 +65,14 @@ __all__ = [
     "forrester",
     "gramacy_lee",
     "shubert",
+    "bent_cigar",
+    "discus",
+    "elliptic",
+    "weierstrass",
+    "schaffer_f7",
+    "salomon",
+    "qing",
+    "happy_cat",
     "BRANIN_ARGMINS",
     "BRANIN_OPTIMUM",
     "HARTMANN3_ARGMIN",
@@ -773,3 +781,87 @@ def forrester(x):
     domain [0, 1]; minimum -6.0207400558 at x = 0.7572487578."""
     x = _float(x)[..., 0]
     return (6.0 * x - 2.0) ** 2 * jnp.sin(12.0 * x - 4.0)
+
+
+# ============================================================================================
+# Scalable classics of the BBOB and CEC suites, and of Jamil & Yang (2013)
+# ============================================================================================
+# Hansen, N., Finck, S., Ros, R. & Auger, A., "Real-parameter black-box optimization benchmarking
+# 2009: noiseless functions definitions", INRIA RR-6829 (cited as "BBOB"); Liang, J. J., Qu, B. Y.,
+# Suganthan, P. N. & Hernández-Díaz, A. G., "Problem definitions and evaluation criteria for the
+# CEC 2013 special session on real-parameter optimization" (cited as "CEC 2013"). Here in their
+# raw forms, without the suites' own shifts, rotations and oscillation transforms (jbo's
+# :func:`jbo.benchmarks.shifted_rotated` draws those per seed); every one is >= its minimum on all
+# of R^d. Ill-conditioned (bent cigar, discus, elliptic: values spanning six decades), rugged
+# (Weierstrass, Schaffer F7, Salomon), with many minimisers (Qing) or a curved valley (HappyCat).
+#: The condition number of the ill-conditioned quadratics (BBOB's 10^6).
+CONDITIONING = 1e6
+
+
+def bent_cigar(x):
+    """Bent cigar (CEC 2013 F3 without its transforms; BBOB f12): ``x_1^2 + 10^6 sum_{i>=2} x_i^2``;
+    usual domain [-100, 100]^d; minimum 0 at the origin."""
+    x = _float(x)
+    return x[..., 0] ** 2 + CONDITIONING * jnp.sum(x[..., 1:] ** 2, axis=-1)
+
+
+def discus(x):
+    """Discus (CEC 2013 F4; BBOB f11): ``10^6 x_1^2 + sum_{i>=2} x_i^2``; usual domain [-100, 100]^d;
+    minimum 0 at the origin."""
+    x = _float(x)
+    return CONDITIONING * x[..., 0] ** 2 + jnp.sum(x[..., 1:] ** 2, axis=-1)
+
+
+def elliptic(x):
+    """High-conditioned elliptic (CEC 2013 F1; BBOB f10): ``sum_i 10^{6 (i - 1) / (d - 1)} x_i^2``
+    (weight 1 when d = 1); usual domain [-100, 100]^d; minimum 0 at the origin."""
+    x = _float(x)
+    d = x.shape[-1]
+    weights = CONDITIONING ** (jnp.arange(d, dtype=x.dtype) / max(d - 1, 1))
+    return jnp.sum(weights * x**2, axis=-1)
+
+
+def weierstrass(x, a: float = 0.5, b: float = 3.0, k_max: int = 20):
+    """Weierstrass (CEC 2013 F12; BBOB f16): ``sum_i sum_{k=0}^{k_max} a^k cos(2 pi b^k (x_i + 1/2))
+    - d sum_k a^k cos(pi b^k)``, a = 0.5, b = 3, k_max = 20; usual domain [-0.5, 0.5]^d; minimum 0
+    at the origin (with b odd every term is at its least, ``-a^k``, at the integers: the only one in
+    the domain is the origin)."""
+    x = _float(x)
+    k = jnp.arange(k_max + 1, dtype=x.dtype)
+    ak, bk = a**k, b**k
+    inner = jnp.sum(ak * jnp.cos(2.0 * math.pi * bk * (x[..., None] + 0.5)), axis=-1)
+    return jnp.sum(inner, axis=-1) - x.shape[-1] * jnp.sum(ak * jnp.cos(math.pi * bk))
+
+
+def schaffer_f7(x):
+    """Schaffer F7 (CEC 2013 F7; BBOB f17 without its conditioning): with ``s_i = sqrt(x_i^2 +
+    x_{i+1}^2)``, ``(mean_{i<d} sqrt(s_i) (1 + sin^2(50 s_i^0.2)))^2``; usual domain [-100, 100]^d,
+    d >= 2; minimum 0 at the origin."""
+    x = _float(x)
+    s = jnp.sqrt(x[..., :-1] ** 2 + x[..., 1:] ** 2)
+    return jnp.mean(jnp.sqrt(s) * (1.0 + jnp.sin(50.0 * s**0.2) ** 2), axis=-1) ** 2
+
+
+def salomon(x):
+    """Salomon (Jamil & Yang 2013, #110): ``1 - cos(2 pi |x|) + 0.1 |x|``; usual domain
+    [-100, 100]^d; minimum 0 at the origin, ringed by local minima near the spheres ``|x| = k``."""
+    x = _float(x)
+    r = jnp.sqrt(jnp.sum(x**2, axis=-1))
+    return 1.0 - jnp.cos(2.0 * math.pi * r) + 0.1 * r
+
+
+def qing(x):
+    """Qing (Jamil & Yang 2013, #98): ``sum_i (x_i^2 - i)^2``; usual domain [-500, 500]^d; minimum 0
+    at the 2^d points ``x_i = ±sqrt(i)``."""
+    x = _float(x)
+    return jnp.sum((x**2 - _index(x)) ** 2, axis=-1)
+
+
+def happy_cat(x, alpha: float = 0.125):
+    """HappyCat (Beyer & Finck 2012, eq. 2; CEC 2014 F13): ``((|x|^2 - d)^2)^alpha + (|x|^2 / 2 +
+    sum_i x_i) / d + 1/2``, alpha = 1/8; usual domain [-2, 2]^d; minimum 0 at ``x = -1``: with ``u =
+    |x| / sqrt(d)`` it is at least ``|d (u^2 - 1)|^{1/4} + (u - 1)^2 / 2 >= 0``, zero only there."""
+    x = _float(x)
+    d = x.shape[-1]
+    norm2 = jnp.sum(x**2, axis=-1)
+    return ((norm2 - d) ** 2) ** alpha + (0.5 * norm2 + jnp.sum(x, axis=-1)) / d + 0.5

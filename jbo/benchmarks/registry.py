@@ -32,6 +32,10 @@ Conventions (where the literature offers a choice):
   ``michalewicz``'s minimiser is computed for each d. All global minimisers are listed:
   ``dixon_price`` 2 (x_d of either sign), ``six_hump_camel`` 2, ``holder_table`` and
   ``cross_in_tray`` 4, ``shubert`` 18.
+* The scalable classics of the BBOB and CEC suites (bent cigar, discus, high-conditioned elliptic,
+  Weierstrass, Schaffer F7) and of Jamil & Yang (2013; Salomon, Qing, and Beyer & Finck's HappyCat)
+  are their raw forms on the suites' usual domains, without the suites' own shifts, rotations and
+  oscillations (:func:`jbo.benchmarks.shifted_rotated` draws those).
 
 What a problem is: :mod:`jbo.benchmarks.problem`.
 """
@@ -106,6 +110,15 @@ _colville = jax.jit(F.colville)
 _forrester = jax.jit(F.forrester)
 _gramacy_lee = jax.jit(F.gramacy_lee)
 _shubert = jax.jit(F.shubert)
+# scalable classics of the BBOB and CEC suites and of Jamil & Yang (2013)
+_bent_cigar = jax.jit(F.bent_cigar)
+_discus = jax.jit(F.discus)
+_elliptic = jax.jit(F.elliptic)
+_weierstrass = jax.jit(F.weierstrass)
+_schaffer_f7 = jax.jit(F.schaffer_f7)
+_salomon = jax.jit(F.salomon)
+_qing = jax.jit(F.qing)
+_happy_cat = jax.jit(F.happy_cat)
 
 
 def branin(dim: int | None = None) -> Problem:
@@ -448,6 +461,58 @@ def shubert(dim: int | None = None) -> Problem:
     return _fixed("shubert", _shubert, _box(-10.0, 10.0, 2), F.SHUBERT_OPTIMUM, F.SHUBERT_ARGMINS, dim)
 
 
+def bent_cigar(dim: int | None = None) -> Problem:
+    """Bent cigar on [-100, 100]^d (default d = 2): 0 at the origin."""
+    return _origin("bent_cigar", _bent_cigar, -100.0, 100.0, dim)
+
+
+def discus(dim: int | None = None) -> Problem:
+    """Discus on [-100, 100]^d (default d = 2): 0 at the origin."""
+    return _origin("discus", _discus, -100.0, 100.0, dim)
+
+
+def elliptic(dim: int | None = None) -> Problem:
+    """High-conditioned elliptic on [-100, 100]^d (default d = 2): 0 at the origin."""
+    return _origin("elliptic", _elliptic, -100.0, 100.0, dim)
+
+
+def weierstrass(dim: int | None = None) -> Problem:
+    """Weierstrass (a = 0.5, b = 3, k_max = 20) on [-0.5, 0.5]^d (default d = 2): 0 at the origin."""
+    return _origin("weierstrass", _weierstrass, -0.5, 0.5, dim)
+
+
+def schaffer_f7(dim: int | None = None) -> Problem:
+    """Schaffer F7 on [-100, 100]^d (default d = 2, d >= 2): 0 at the origin."""
+    d = _var_dim("schaffer_f7", dim, 2, minimum=2)
+    return _origin("schaffer_f7", _schaffer_f7, -100.0, 100.0, d)
+
+
+def salomon(dim: int | None = None) -> Problem:
+    """Salomon on [-100, 100]^d (default d = 2): 0 at the origin."""
+    return _origin("salomon", _salomon, -100.0, 100.0, dim)
+
+
+def qing(dim: int | None = None) -> Problem:
+    """Qing on [-500, 500]^d (default d = 2): 0 at the 2^d points x_i = ±sqrt(i).
+
+    ``argmins`` lists all of them for d <= 8 (all signs positive first) and otherwise the 2 with
+    every sign the same and the d with one coordinate negated.
+    """
+    d = _var_dim("qing", dim, 2)
+    root = np.sqrt(np.arange(1, d + 1, dtype=np.float64))
+    if d <= 8:
+        signs = np.array(list(itertools.product([1.0, -1.0], repeat=d)))
+    else:
+        signs = np.concatenate([np.ones((1, d)), -np.ones((1, d)), 1.0 - 2.0 * np.eye(d)])
+    return Problem("qing", _qing, _box(-500.0, 500.0, d), 0.0, signs * root)
+
+
+def happy_cat(dim: int | None = None) -> Problem:
+    """HappyCat (alpha = 1/8) on [-2, 2]^d (default d = 2): 0 at x = -1."""
+    d = _var_dim("happy_cat", dim, 2)
+    return Problem("happy_cat", _happy_cat, _box(-2.0, 2.0, d), 0.0, -np.ones((1, d)))
+
+
 PROBLEMS: dict[str, Callable[..., Problem]] = {
     "branin": branin,
     "hartmann3": hartmann3,
@@ -493,6 +558,15 @@ PROBLEMS: dict[str, Callable[..., Problem]] = {
     "three_hump_camel": three_hump_camel,
     "trid": trid,
     "zakharov": zakharov,
+    # scalable classics of the BBOB and CEC suites and of Jamil & Yang (2013)
+    "bent_cigar": bent_cigar,
+    "discus": discus,
+    "elliptic": elliptic,
+    "weierstrass": weierstrass,
+    "schaffer_f7": schaffer_f7,
+    "salomon": salomon,
+    "qing": qing,
+    "happy_cat": happy_cat,
 }
 
 # Pethick (2018)'s benchmarks (SinOne and its embeddings, Corana, Dolan, LennardJones6).

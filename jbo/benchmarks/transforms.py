@@ -52,15 +52,18 @@ __all__ = ["GLOBAL_ON_RD", "haar_orthogonal", "random_shift_rotation", "shifted_
 #: coordinate, moves it nearer to every centre (all inside the box), so it lowers the value;
 #: convex (Trid), separable with a global one-dimensional minimum (Styblinski-Tang), coercive with
 #: all stationary points in the box (six-hump camel), periodic (Shubert); block means of these
-#: (the repeated problems).
+#: (the repeated problems); the BBOB/CEC classics (bent cigar, discus, elliptic, Schaffer F7,
+#: Salomon, Qing: sums of non-negative terms; Weierstrass: each term at its least at the
+#: integers; HappyCat: see its docstring).
 GLOBAL_ON_RD = frozenset(
     {
-        "ackley", "alpine01", "beale", "booth", "branin", "bukin6", "colville", "corana",
-        "dixon_price", "dolan", "drop_wave", "easom", "goldstein_price", "griewank", "hartmann3",
-        "hartmann6", "lennard_jones6", "levy", "levy13", "matyas", "powell", "rastrigin",
-        "repeated_branin", "repeated_hartmann6", "rosenbrock", "rotated_hyper_ellipsoid",
-        "shekel5", "shekel7", "shekel10", "shubert", "six_hump_camel", "sphere",
-        "styblinski_tang", "sum_of_different_powers", "sum_squares", "three_hump_camel", "trid",
+        "ackley", "alpine01", "beale", "bent_cigar", "booth", "branin", "bukin6", "colville",
+        "corana", "discus", "dixon_price", "dolan", "drop_wave", "easom", "elliptic",
+        "goldstein_price", "griewank", "happy_cat", "hartmann3", "hartmann6", "lennard_jones6",
+        "levy", "levy13", "matyas", "powell", "qing", "rastrigin", "repeated_branin",
+        "repeated_hartmann6", "rosenbrock", "rotated_hyper_ellipsoid", "salomon", "schaffer_f7",
+        "shekel5", "shekel7", "shekel10", "shubert", "six_hump_camel", "sphere", "styblinski_tang",
+        "sum_of_different_powers", "sum_squares", "three_hump_camel", "trid", "weierstrass",
         "zakharov",
     }
 )  # fmt: skip
