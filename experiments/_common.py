@@ -92,15 +92,17 @@ def record_provenance(section: str) -> None:
 
 def header(section: str) -> str:
     """The provenance lines a BENCHMARKS.md section starts with, from the stored data
-    (:func:`record_provenance`)."""
+    (:func:`record_provenance`), and its ``note`` where one was added to stored data by hand (what changed in
+    jbo since the data was made; a new run of the section records its provenance afresh, without it)."""
     import json
 
     path = provenance_path()
     stored = (json.load(open(path)) if os.path.exists(path) else {}).get(section)
     if stored is None:
         return "- provenance: not recorded\n"
+    note = f"- note: {stored['note']}\n" if stored.get("note") else ""
     return (f"- date: {stored['date']}; commit: {stored['commit']}\n- machine: {stored['machine']}\n"
-            f"- command: `{stored['command']}`\n")
+            f"- command: `{stored['command']}`\n{note}")
 
 
 def update_section(name: str, markdown: str) -> None:

@@ -174,6 +174,10 @@ class Matern(GP):
     def default_maximize(self) -> MaximizeConfig:
         return paper_maximize()
 
+    def default_output_warping(self) -> str:
+        """None: the paper's baseline, on the standardised targets as they are."""
+        return "none"
+
     def surrogate_for(self, space) -> Surrogate:
         return _chunked_surrogate(super().surrogate_for(space))
 

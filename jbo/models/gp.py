@@ -40,6 +40,9 @@ class GP(StepConfig):
         Hartmann3; BENCHMARKS.md, escape_ablation).
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
         :class:`~jbo.models.sampled.StepConfig`.
+
+    The run's targets are Yeo-Johnson warped unless its settings say otherwise
+    (:meth:`default_output_warping`).
     """
 
     kind: ClassVar[str] = "gp"
@@ -58,6 +61,12 @@ class GP(StepConfig):
             raise ValueError(f"ard={self.ard} applies to a named kernel; a kernel object says it itself "
                              "(jbo.kernels.Matern52(ard=False))")
         object.__setattr__(self, "escape", EscapeConfig.from_option(self.escape))
+
+    def default_output_warping(self) -> str:
+        """Yeo-Johnson (:mod:`jbo.warping`): measured on the shifted-rotated suite (BENCHMARKS.md, ``suite``),
+        the warped GP is ahead of the unwarped one on most functions at every dimension run, and of
+        Optuna's TPE more often; ``output_warping="none"`` is the default before it."""
+        return "yeo-johnson"
 
     @property
     def covariance(self) -> Kernel:
