@@ -240,7 +240,7 @@ def write_report(results):
     lines = ["## Core quality: Branin (50 evaluations) and Hartmann6 (100 evaluations)", "",
              _common.header("core_quality"),
              "Budgets include the initial design; mean ± standard error over seeds. Path: `compiled` rows ran all of"
-             " jbo's seeds of the row in one `jbo.minimize_many` call (s / seed: wall time less compilation over the"
+             " jbo's seeds of the row in one `jbo.study` call of one arm (s / seed: wall time less compilation over the"
              " seeds; compile time apart); `ask-tell` rows ran `jbo.minimize` seed by seed (s / seed: one whole run,"
              " the first seed paying for compilation, if any); `peer` rows ran seed by seed in their own library, in"
              " the same process as jbo's rows and on the same seeds (Optuna GPSampler with its defaults, seeded like jbo).",

@@ -43,7 +43,9 @@ HEADLINE = ("<!-- BEGIN headline -->", "<!-- END headline -->")
 
 INTRO = ("Every figure below is regenerated from the stored results (`experiments/results/*.json`) by"
          " `python experiments/report.py`; each section names the command, machine and commit that made its data."
-         " Budgets include the initial design.")
+         " Budgets include the initial design. The GP's default output warping became Yeo-Johnson at commit 3e052ea"
+         " (section `suite`): a section or part made at an earlier commit ran the default GP unwarped"
+         " (`output_warping=\"none\"`).")
 
 
 def _sections(text: str) -> dict:
