@@ -77,7 +77,7 @@ def main(argv=None):
     missing = {m: [s for s in range(args.seeds) if str(s) not in stored.get(m, {})] for m in args.methods}
     seeds = sorted({s for m in missing.values() for s in m})
     todo = [m for m in args.methods if missing[m]]
-    if seeds and todo:
+    if todo:  # a method with missing seeds: their union runs once, each method keeps its own
         for method, part, values, call in _common.run_arms(loss_jax, space(), args.budget, seeds, arms(todo, args.n_init)):
             records = _common.seed_records(part, values, call)
             _common.merge_results(path, [([key, method, s], r) for s, r in records.items() if int(s) in missing[method]])
