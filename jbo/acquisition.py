@@ -215,6 +215,50 @@ class Choice:
         return "|".join(o if isinstance(o, str) else o.name for o in self.options)
 
 
+@dataclasses.dataclass(frozen=True)
+class Mixture(Choice):
+    r"""A portfolio of pointwise acquisitions: each suggestion maximises one of them, drawn at random.
+
+    Suggestion :math:`t` draws option :math:`k_t \sim \mathrm{Categorical}(w)` from its own key and maximises
+    that option's integrated score, so over a run the acquisitions take turns in proportion to ``weights``
+    (a randomised portfolio: Hoffman, Brochu & de Freitas, 2011, "Portfolio allocation for Bayesian
+    optimization", keep a portfolio of EI, PI and UCB; their GP-Hedge adapts the weights from the nominees'
+    posterior means, whereas these stay fixed). The program holds every option once, as a
+    :class:`Choice` does; only the drawn one is computed. ::
+
+        jbo.minimize(f, space, acquisition=jbo.acquisition.Mixture(("ei", "ucb", "pi")))
+
+    Attributes:
+      options: built-in pointwise names or :class:`Pointwise` values (not ``"thompson"``).
+      weights: the options' relative weights (positive; their :attr:`probabilities` are these normalised),
+        equal when ``None``.
+    """
+
+    weights: tuple | None = None
+
+    def __post_init__(self):
+        super().__post_init__()
+        weights = (1.0,) * len(self.options) if self.weights is None else self.weights
+        if not isinstance(weights, (tuple, list)) or len(weights) != len(self.options):
+            raise ValueError(f"acquisition: a Mixture's weights need one number per option ({len(self.options)}), "
+                             f"got {self.weights!r}")
+        weights = tuple(checks.positive("acquisition: each Mixture weight", w) for w in weights)
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def probabilities(self) -> tuple:
+        """The options' probabilities: the weights normalised."""
+        return tuple(w / sum(self.weights) for w in self.weights)
+
+    def draw(self, key):
+        """The option of one suggestion: an ``int32`` index drawn with :attr:`probabilities`."""
+        return jax.random.choice(key, len(self.options), p=jnp.asarray(self.probabilities)).astype(jnp.int32)
+
+    @property
+    def name(self) -> str:
+        return f"mixture({super().name})"
+
+
 def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feasibility: Callable | None = None):
     """The integrated score ``x (m, D) -> (m,)`` of an acquisition, from a model's ``score_of``.
 
@@ -264,7 +308,10 @@ def _switched(index, fns, mean, var, best):
 
 def is_pointwise(function) -> bool:
     """``function`` scores candidates one by one (a built-in name of :data:`ACQUISITIONS`, a :class:`Pointwise`
-    or a :class:`Choice` of them): it can be one option of a :class:`Choice`."""
+    or a :class:`Choice` of them): arms of a study that use it can share one :class:`Choice`. A
+    :class:`Mixture` picks its option itself, so it is not."""
+    if isinstance(function, Mixture):
+        return False
     return isinstance(function, (Pointwise, Choice)) or function in ACQUISITIONS
 
 

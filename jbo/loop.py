@@ -37,6 +37,7 @@ FAILURE_POLICIES = ("worst", "ignore", "constraint")
 DESIGNS = ("sobol", "centre")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
 INIT_STREAM = 2**31 - 2  # fold_in index of the key of the model's initial state (its cold-start draws)
+MIXTURE_STREAM = 2**31 - 3  # fold_in index (of a suggestion's key) of a Mixture acquisition's draw
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +53,8 @@ class Settings:
         (``jbo.models.GP(kernel="se")``); a name becomes its config with that name's defaults.
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``, or
         one of your own: a function ``score = acquisition(mean, var, best)`` or a
-        :class:`jbo.acquisition.Pointwise` (:mod:`jbo.acquisition`).
+        :class:`jbo.acquisition.Pointwise` (:mod:`jbo.acquisition`); a portfolio of pointwise ones,
+        one drawn per suggestion: :class:`jbo.acquisition.Mixture`.
       seed: seed of every random choice of the run.
       n_init: size of the initial design (default ``max(5, D + 1)``); observations told before the
         first ``ask`` count towards it.
@@ -319,13 +321,16 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       table: ``(A, D)`` Sobol table of the anchors (:func:`jbo.design.sobol_table`).
       key: this suggestion's PRNG key.
       ucb_beta: UCB's weight (an array: it may be traced, e.g. ``vmap``-ped over).
-      choice: the option of a :class:`jbo.acquisition.Choice` acquisition (an integer array), or ``None``.
+      choice: the option of a :class:`jbo.acquisition.Choice` acquisition (an integer array), or ``None``;
+        a :class:`jbo.acquisition.Mixture` draws its own from ``key``.
       impute: overrides the failure policy at run time (see :func:`standardize`), or ``None``.
     Returns:
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
     data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping)
+    if isinstance(settings.acquisition, acq.Mixture):
+        choice = settings.acquisition.draw(jax.random.fold_in(key, MIXTURE_STREAM))
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
@@ -337,6 +342,8 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
                     None if choice is None else jnp.asarray(choice, jnp.int32))
     acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
     x, new_state, info = settings.model.step(space, acquisition, model_state, inputs, k_model)
+    if isinstance(settings.acquisition, acq.Mixture):
+        info = {**info, "acquisition_option": choice}
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)

@@ -165,6 +165,43 @@ def test_an_unimportable_acquisition_is_passed_again_on_resume(tmp_path):
         jbo.Optimizer.resume(path, acquisition=lower_confidence_bound)
 
 
+def test_a_mixture_draws_its_options_with_their_weights():
+    mixture = acquisition.Mixture(("ei", "ucb", "pi"), weights=(2, 1, 1))
+    assert mixture.probabilities == (0.5, 0.25, 0.25) and mixture.name == "mixture(ei|ucb|pi)"
+    draws = np.asarray(jax.vmap(mixture.draw)(jax.random.split(jax.random.key(0), 4000)))
+    frequencies = np.bincount(draws, minlength=3) / draws.size
+    np.testing.assert_allclose(frequencies, mixture.probabilities, atol=0.03)  # 4 standard errors at 4 000 draws
+    assert not acquisition.is_pointwise(mixture)  # it picks its option itself: no arm of a Choice
+    for bad in (dict(options=("ei", "thompson")), dict(options=("ei", "ucb"), weights=(1.0,)),
+                dict(options=("ei", "ucb"), weights=(1.0, 0.0)), dict(options=("ei", "ucb"), weights=(1.0, "a"))):
+        with pytest.raises(ValueError, match="acquisition"):
+            acquisition.Mixture(**bad)
+    with pytest.raises(ValueError, match="acquisition"):
+        acquisition.Choice(("ei", mixture))
+
+
+def test_a_mixture_runs_its_drawn_option_in_every_driver_and_resumes(tmp_path):
+    # A mixture of one option is that option; weights that all but exclude UCB are EI (the draws of a
+    # 1e-12 weight come up once in 10^12 suggestions).
+    assert (points(ask_tell(acquisition=acquisition.Mixture(("ucb",)), budget=6))
+            == points(ask_tell(acquisition="ucb", budget=6)))
+    path = tmp_path / "run.jsonl"
+    almost_ei = acquisition.Mixture(("ei", "ucb"), weights=(1.0, 1e-12))
+    opt = ask_tell(acquisition=almost_ei, budget=6, journal=path)
+    assert points(opt) == points(ask_tell(acquisition="ei", budget=6))
+    resumed = jbo.Optimizer.resume(path)
+    assert resumed.settings.acquisition == almost_ei
+    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
+    # in a study: its own program beside the arms of a Choice; each model step reports the option it drew
+    mixture = acquisition.Mixture(("ei", "ucb"))
+    result = jbo.study(PROBLEM.evaluate, SPACE, 7, [1], {"ei": dict(FAST), "mixture": dict(FAST, acquisition=mixture)})
+    option = result.info["acquisition_option"]
+    assert np.all(np.isnan(option[0])) and set(option[1, 0, 4:].tolist()) <= {0, 1}
+    assert np.all(option[1, 0, :4] == -1)  # the initial design: no model step
+    np.testing.assert_allclose(result.values[0, 0], [h["value"] for h in ask_tell(acquisition="ei", budget=7).history],
+                               rtol=1e-9)
+
+
 # ----------------------------------------------------------------------------- surrogates
 
 
