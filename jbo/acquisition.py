@@ -224,7 +224,9 @@ class Mixture(Choice):
     (a randomised portfolio: Hoffman, Brochu & de Freitas, 2011, "Portfolio allocation for Bayesian
     optimization", keep a portfolio of EI, PI and UCB; their GP-Hedge adapts the weights from the nominees'
     posterior means, whereas these stay fixed). The program holds every option once, as a
-    :class:`Choice` does; only the drawn one is computed. ::
+    :class:`Choice` does; only the drawn one is computed. Under constraints (:func:`constrained`) a
+    suggestion draws among the options scored as logs, the ones a probability of feasibility can discount
+    (EI, PI, not UCB). ::
 
         jbo.minimize(f, space, acquisition=jbo.acquisition.Mixture(("ei", "ucb", "pi")))
 
@@ -250,9 +252,19 @@ class Mixture(Choice):
         """The options' probabilities: the weights normalised."""
         return tuple(w / sum(self.weights) for w in self.weights)
 
-    def draw(self, key):
-        """The option of one suggestion: an ``int32`` index drawn with :attr:`probabilities`."""
-        return jax.random.choice(key, len(self.options), p=jnp.asarray(self.probabilities)).astype(jnp.int32)
+    def log_options(self) -> tuple:
+        """The options that are scored as logs (those a probability of feasibility can discount)."""
+        return tuple(k for k, option in enumerate(self.options) if resolve(option)[1])
+
+    def draw(self, key, constrained: bool = False):
+        """The option of one suggestion: an ``int32`` index drawn with :attr:`probabilities`; ``constrained``:
+        among the log-scored options only (:meth:`log_options`; a ``ValueError`` if there is none)."""
+        weights = self.probabilities
+        if constrained:
+            if not self.log_options():
+                raise ValueError(CONSTRAINED_NEEDS_LOG)
+            weights = tuple(w if k in self.log_options() else 0.0 for k, w in enumerate(weights))
+        return jax.random.choice(key, len(self.options), p=jnp.asarray(weights) / sum(weights)).astype(jnp.int32)
 
     @property
     def name(self) -> str:
@@ -274,6 +286,14 @@ def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feas
         score = score_of(fn, log_domain)
         return score if log_feasibility is None else constrained(score, log_feasibility, log_domain)
 
+    if isinstance(function, Mixture) and log_feasibility is not None:
+        # A constrained Mixture draws among its log options only (Mixture.draw): keep those, re-indexed.
+        kept = function.log_options()
+        if not kept:
+            raise ValueError(CONSTRAINED_NEEDS_LOG)
+        choice = jnp.asarray([kept.index(k) if k in kept else 0 for k in range(len(function.options))],
+                             jnp.int32)[jnp.asarray(0 if choice is None else choice, jnp.int32)]
+        function = Choice(tuple(function.options[k] for k in kept)) if len(kept) > 1 else function.options[kept[0]]
     if not isinstance(function, Choice):
         return scored(*resolve(function, ucb_beta))
     # The model integrates over its samples once, not once per option: one score whose pointwise function

@@ -38,7 +38,7 @@ from jbo.optimizer import minimize, setting_of  # noqa: E402
 __all__ = ["main", "build_parser", "limit_blas_threads", "configure_jax"]
 
 DEFAULT_PROBLEM = "branin"
-DEFAULTS = {"model": "gp", "inference": None, "acquisition": "ei", "seed": 0}
+DEFAULTS = {"model": "gp", "inference": None, "acquisition": None, "seed": 0}
 JOURNAL, RESULTS, FIGURE = "journal.jsonl", "results.json", "convergence.png"
 
 
@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inference", choices=inference.METHODS, default=None,
                      help=f"hyperparameter inference (default {DEFAULTS['inference']})")
     run.add_argument("--acquisition", choices=loop.ACQUISITIONS, default=None,
-                     help=f"acquisition function (default {DEFAULTS['acquisition']})")
+                     help="acquisition function (default: the model's, ei for most)")
     run.add_argument("--budget", type=_positive_int, default=30,
                      help="total number of evaluations, initial design included (default 30)")
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
@@ -298,11 +298,20 @@ def _describe(settings: dict) -> dict:
     inference = settings.get("inference", "?")
     if isinstance(model, dict):
         model, inference = model.get("name", "?"), model.get("inference", "-")
-    acquisition = settings.get("acquisition", "?")
-    if isinstance(acquisition, dict):  # one of the user's, recorded (jbo.records): its function's name
-        fn = acquisition.get("fn") if isinstance(acquisition.get("fn"), dict) else {}
-        acquisition = str(fn.get(records.IMPORT) or fn.get(records.UNRECORDED) or "custom").rpartition(":")[2]
-    return {"model": model, "inference": inference, "acquisition": acquisition, "seed": settings.get("seed", 0)}
+    return {"model": model, "inference": inference, "acquisition": _acquisition_name(settings.get("acquisition", "?")),
+            "seed": settings.get("seed", 0)}
+
+
+def _acquisition_name(record) -> str:
+    """The name of a journal's acquisition record without importing anything it names: a built-in's name, the
+    function's name of one of the user's (a recorded ``Pointwise``), a Choice's or Mixture's options."""
+    if not isinstance(record, dict):
+        return str(record)
+    if isinstance(record.get("options"), list):
+        names = "|".join(_acquisition_name(option) for option in record["options"])
+        return f"mixture({names})" if str(record.get(records.TYPE, "")).endswith(":Mixture") else names
+    fn = record.get("fn") if isinstance(record.get("fn"), dict) else {}
+    return str(fn.get(records.IMPORT) or fn.get(records.UNRECORDED) or "custom").rpartition(":")[2]
 
 
 def _has_journal(path: str) -> bool:

@@ -54,7 +54,8 @@ class Settings:
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``, or
         one of your own: a function ``score = acquisition(mean, var, best)`` or a
         :class:`jbo.acquisition.Pointwise` (:mod:`jbo.acquisition`); a portfolio of pointwise ones,
-        one drawn per suggestion: :class:`jbo.acquisition.Mixture`.
+        one drawn per suggestion: :class:`jbo.acquisition.Mixture`. ``None`` (default): the model's own
+        (:meth:`~jbo.models.base.ModelConfig.default_acquisition`).
       seed: seed of every random choice of the run.
       n_init: size of the initial design (default ``max(5, D + 1)``); observations told before the
         first ``ask`` count towards it.
@@ -84,7 +85,7 @@ class Settings:
     """
 
     model: Any = "gp"
-    acquisition: str = "ei"
+    acquisition: Any = None
     seed: int = 0
     n_init: int | None = None
     ucb_beta: float = 2.0
@@ -103,6 +104,8 @@ class Settings:
             object.__setattr__(self, "design", self.model.default_design())
         if self.output_warping is None:
             object.__setattr__(self, "output_warping", self.model.default_output_warping())
+        if self.acquisition is None:
+            object.__setattr__(self, "acquisition", self.model.default_acquisition())
         check_choice("output_warping", self.output_warping, warping.NAMES)
         self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
@@ -329,13 +332,13 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
     data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping)
-    if isinstance(settings.acquisition, acq.Mixture):
-        choice = settings.acquisition.draw(jax.random.fold_in(key, MIXTURE_STREAM))
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
     classify = settings.failures == "constraint" or history.feasible is not None
     num_constraints = 0 if history.constraints is None else history.constraints.shape[-1]
+    if isinstance(settings.acquisition, acq.Mixture):
+        choice = settings.acquisition.draw(jax.random.fold_in(key, MIXTURE_STREAM), classify or num_constraints > 0)
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
                     constraint_data(history) if num_constraints else None, scale,

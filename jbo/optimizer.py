@@ -80,7 +80,7 @@ class Optimizer:
     """
 
     def __init__(self, space: Space, model: str | ModelConfig = "gp", inference: str | None = None,
-                 acquisition: str = "ei", seed: int = 0, journal: str | os.PathLike | None = None, **options):
+                 acquisition: Any = None, seed: int = 0, journal: str | os.PathLike | None = None, **options):
         if not isinstance(space, Space):
             raise TypeError(f"space must be a jbo.Space, got {type(space).__name__}")
         if inference is not None:

@@ -202,6 +202,18 @@ def test_a_mixture_runs_its_drawn_option_in_every_driver_and_resumes(tmp_path):
                                rtol=1e-9)
 
 
+def test_a_constrained_mixture_draws_among_its_log_scored_options():
+    opt = ask_tell(acquisition=acquisition.Mixture(("ucb", "ei")), budget=5)
+    opt.tell(opt.ask(size=8), None, feasible=False)  # from now on the run models feasibility
+    for _ in range(3):
+        opt.tell(config := opt.ask(size=8), PROBLEM.evaluate(config))
+        assert opt.last_info["acquisition_option"] == 1  # EI: UCB has no product with P[feasible]
+    only_ucb = ask_tell(acquisition=acquisition.Mixture(("ucb",)), budget=5)
+    only_ucb.tell(only_ucb.ask(size=8), None, feasible=False)
+    with pytest.raises(ValueError, match="log"):
+        only_ucb.ask(size=8)
+
+
 # ----------------------------------------------------------------------------- surrogates
 
 

@@ -138,6 +138,11 @@ class ModelConfig:
         :mod:`jbo.warping`)."""
         return "none"
 
+    def default_acquisition(self):
+        """The acquisition a run uses when its settings name none (``Settings.acquisition``,
+        :mod:`jbo.acquisition`): expected improvement, maximised as log-EI."""
+        return "ei"
+
     def check_output_warping(self, name: str) -> None:
         """Raise ``ValueError`` if this model cannot take the named output warp (default: any)."""
 
