@@ -81,13 +81,26 @@ def provenance_path() -> str:
     return os.path.join(RESULTS, "provenance.json")
 
 
-def record_provenance(section: str) -> None:
+def record_provenance(section: str, accumulates: bool = False) -> None:
     """Store now's date, commit, machine and command as the provenance of ``section``: a script calls it
     once it has run (not when it only rewrites its report), so that a report regenerated later from the
-    stored data still says where its figures were measured."""
-    today = datetime.date.today().isoformat()
-    merge_result(provenance_path(), [section], {"date": today, "commit": git_revision(), "machine": machine(),
-                                                "command": command()})
+    stored data still says where its figures were measured.
+
+    ``accumulates``: the section's data grows run by run (a resumable grid whose commands add methods or
+    dimensions): the new command is appended to the stored ones (``"a; b"``) unless it is among them already,
+    and a stored note about older data is kept."""
+    import json
+
+    path = provenance_path()
+    record = {"date": datetime.date.today().isoformat(), "commit": git_revision(), "machine": machine(),
+              "command": command()}
+    stored = (json.load(open(path)) if os.path.exists(path) else {}).get(section) if accumulates else None
+    if stored:
+        commands = stored["command"].split("; ")
+        record["command"] = "; ".join(commands + [record["command"]] * (record["command"] not in commands))
+        if stored.get("note"):
+            record["note"] = stored["note"]
+    merge_result(path, [section], record)
 
 
 def header(section: str) -> str:

@@ -9,11 +9,13 @@ jbo's default design size), every seed of every method in one ``jbo.study`` on t
 (:func:`loss_jax`; each run is the ``jbo.minimize(loss, space, ..., seed=s)`` of the README's Python loss,
 the same values).
 
-Methods: ``tree`` (the default tree GP), ``gp`` (a GP blind to the structure), ``random`` search. Results go to
+Methods: ``tree`` (the default tree GP), ``gp`` (a GP blind to the structure), ``random`` search, and (named
+with ``--methods``) ``tree-ucb`` and ``gp-ucb``, the models with UCB in place of EI. Results go to
 the resumable ``experiments/results/conditional_readme.json`` (``{"<budget>/<n_init>": {method: {seed:
 record}}}``), from which the ``conditional_readme`` section and its claim are written.
 
-    python experiments/conditional_readme.py [--seeds 30] [--budget 12] [--n-init 2] [--methods tree gp random]
+    python experiments/conditional_readme.py [--seeds 30] [--budget 12] [--n-init 2] [--methods tree gp random
+        tree-ucb gp-ucb]
     python experiments/conditional_readme.py --report-only
 """
 
@@ -28,7 +30,11 @@ import _common  # noqa: E402
 
 SECTION = "conditional_readme"
 RESULTS_FILE = "conditional_readme.json"
-METHODS = ("tree", "gp", "random")
+#: method -> options: the README's models, and UCB in place of EI (exploration, issue #28 item 2).
+METHODS = {"tree": {"model": "tree"}, "gp": {"model": "gp"}, "random": {"model": "random"},
+           "tree-ucb": {"model": "tree", "acquisition": "ucb"}, "gp-ucb": {"model": "gp", "acquisition": "ucb"}}
+#: The methods a plain run measures.
+DEFAULT_METHODS = ("tree", "gp", "random")
 ADAM_FLOOR = 0.1  # the adam leaf's best value: a best below it lies in the sgd leaf
 
 
@@ -53,7 +59,7 @@ def loss_jax(config: dict):
 
 def arms(methods, n_init: int) -> dict:
     """``method -> options`` of the README's call (MAP for the models), with ``n_init`` when given."""
-    return {m: {"model": m, **({} if m == "random" else {"inference": "map"}), **({"n_init": n_init} if n_init else {})}
+    return {m: {**METHODS[m], **({} if m == "random" else {"inference": "map"}), **({"n_init": n_init} if n_init else {})}
             for m in methods}
 
 
@@ -62,7 +68,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--budget", type=int, default=12)
     parser.add_argument("--n-init", type=int, default=2, help="initial design size; 0: jbo's default")
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=list(METHODS))
     parser.add_argument("--report-only", action="store_true")
     _common.add_path_arguments(parser)
     args = parser.parse_args(argv)
@@ -71,7 +77,7 @@ def main(argv=None):
     if args.report_only:
         return _common.regenerate()
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    _common.record_provenance(SECTION)
+    _common.record_provenance(SECTION, accumulates=True)
     key = f"{args.budget}/{args.n_init}"
     stored = _common.load_results(RESULTS_FILE, {}).get(key, {})
     missing = {m: [s for s in range(args.seeds) if str(s) not in stored.get(m, {})] for m in args.methods}
@@ -131,9 +137,9 @@ def claims() -> list[dict]:
     and its mean best is below random search's."""
     rows = []
     for key, methods in sorted((_common.load_results(RESULTS_FILE) or {}).items()):
-        if not all(m in methods for m in METHODS):
+        if not all(m in methods for m in DEFAULT_METHODS):
             continue
-        tree, gp, rand = (summary(methods[m]) for m in METHODS)
+        tree, gp, rand = (summary(methods[m]) for m in DEFAULT_METHODS)
         held = tree["sgd"] >= gp["sgd"] and tree["mean"] < rand["mean"]
         rows.append(_common.claim(
             "jbo", f"README's conditional example, {_label(key)}: tree vs gp vs random",

@@ -159,7 +159,7 @@ def main(argv=None):
     if args.report_only:
         return _common.regenerate()
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    _common.record_provenance(SECTION)  # first: every stored run is kept, also of a run stopped before its end
+    _common.record_provenance(SECTION, accumulates=True)  # first: every stored run is kept, also of a run stopped before its end
     for dim in args.dims:
         for multiple in args.budgets:
             budget = multiple * dim

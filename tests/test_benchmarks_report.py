@@ -47,3 +47,20 @@ def test_every_claim_is_decided_and_points_at_a_section(rendered):
     for c in claims:
         assert c["reproduced"] in _common.VERDICTS
         assert f'<a id="{c["section"]}"></a>' in text, c
+
+
+def test_a_growing_section_lists_every_command_that_made_it(tmp_path, monkeypatch):
+    import json
+
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", str(tmp_path))
+    commands = iter(["suite.py --arms gp", "suite.py --arms gp-ucb", "suite.py --arms gp", "bench.py"])
+    monkeypatch.setattr(_common, "command", lambda: next(commands))
+    _common.merge_result(_common.provenance_path(), ["grid"], {"command": "old", "note": "made before x"})
+    for _ in range(3):
+        _common.record_provenance("grid", accumulates=True)
+    _common.record_provenance("bench")
+    stored = json.load(open(_common.provenance_path()))
+    assert stored["grid"]["command"] == "old; suite.py --arms gp; suite.py --arms gp-ucb"
+    assert stored["grid"]["note"] == "made before x" and stored["bench"]["command"] == "bench.py"

@@ -202,6 +202,17 @@ def test_a_mixture_runs_its_drawn_option_in_every_driver_and_resumes(tmp_path):
                                rtol=1e-9)
 
 
+def test_a_model_names_the_acquisition_its_runs_default_to():
+    @dataclasses.dataclass(frozen=True)
+    class Exploring(jbo.models.GP):
+        def default_acquisition(self):
+            return acquisition.Mixture(("ei", "ucb"))
+
+    assert loop.Settings(Exploring()).acquisition == acquisition.Mixture(("ei", "ucb"))
+    assert loop.Settings(Exploring(), acquisition="pi").acquisition == "pi"
+    assert loop.Settings("gp").acquisition == "ei" == jbo.Optimizer(SPACE).settings.acquisition
+
+
 def test_a_constrained_mixture_draws_among_its_log_scored_options():
     opt = ask_tell(acquisition=acquisition.Mixture(("ucb", "ei")), budget=5)
     opt.tell(opt.ask(size=8), None, feasible=False)  # from now on the run models feasibility
