@@ -220,7 +220,8 @@ def section(results: dict) -> str:
              "(`jbo.benchmarks.shifted_rotated`, one per seed, the same for every method); lower is better. "
              "`wins`: functions where jbo's arm has the lower mean (ties, e.g. Easom where no run finds the needle, are "
              "not wins). `gp`: jbo's default (Yeo-Johnson output warping); `gp-none`: unwarped (the default before "
-             "this measurement); `gp-rank`: normal scores. Only the dimensions and budgets listed were run.", ""]
+             "this measurement); `gp-rank`: normal scores. Only the dimensions and budgets listed were run; at d = 2 the "
+             "elliptic function is the bent cigar and is counted once.", ""]
     for (dim, budget), table in tables(results).items():
         methods = _order({m for cell in table.values() for m in cell if m not in EXPLORATION})
         seeds = sorted({n for cell in table.values() for _, n in cell.values()})
