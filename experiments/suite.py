@@ -159,7 +159,8 @@ def main(argv=None):
     if args.report_only:
         return _common.regenerate()
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    _common.record_provenance(SECTION, accumulates=True)  # first: every stored run is kept, also of a run stopped before its end
+    # first: every stored run is kept, also of a run stopped before its end
+    _common.record_provenance(SECTION, accumulates=True)
     for dim in args.dims:
         for multiple in args.budgets:
             budget = multiple * dim
@@ -250,8 +251,8 @@ def exploration(results: dict) -> list[str]:
             cells = {name: cell for name, cell in table.items() if arm in cell and "gp" in cell}
             if not cells:
                 continue
-            peers = [p for p in ("gp", *PEERS) if all(p in c for c in cells.values())]
-            counts = ", ".join(f"{p} {'/'.join(map(str, wins(cells, arm, p)))}" for p in peers)
+            others = [m for m in ("gp", *PEERS) if all(m in c for c in cells.values())]
+            counts = ", ".join(f"{m} {'/'.join(map(str, wins(cells, arm, m)))}" for m in others)
             behind = [name for name, c in cells.items() if "random" in c and c[arm][0] > c["random"][0]]
             seeds = sorted({c[arm][1] for c in cells.values()})
             rows.append(f"| d = {dim}, {budget} | {arm} | {'/'.join(map(str, seeds))} | {counts} | "

@@ -261,9 +261,10 @@ class Mixture(Choice):
         among the log-scored options only (:meth:`log_options`; a ``ValueError`` if there is none)."""
         weights = self.probabilities
         if constrained:
-            if not self.log_options():
+            allowed = self.log_options()
+            if not allowed:
                 raise ValueError(CONSTRAINED_NEEDS_LOG)
-            weights = tuple(w if k in self.log_options() else 0.0 for k, w in enumerate(weights))
+            weights = tuple(w if k in allowed else 0.0 for k, w in enumerate(weights))
         return jax.random.choice(key, len(self.options), p=jnp.asarray(weights) / sum(weights)).astype(jnp.int32)
 
     @property

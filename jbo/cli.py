@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inference", choices=inference.METHODS, default=None,
                      help=f"hyperparameter inference (default {DEFAULTS['inference']})")
     run.add_argument("--acquisition", choices=loop.ACQUISITIONS, default=None,
-                     help="acquisition function (default: the model's, ei for most)")
+                     help="acquisition function (default: the model's own, ei)")
     run.add_argument("--budget", type=_positive_int, default=30,
                      help="total number of evaluations, initial design included (default 30)")
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
