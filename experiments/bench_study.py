@@ -52,7 +52,7 @@ def results_path() -> str:
     """The results JSON (under ``--results-dir`` when given)."""
     return os.path.join(_common.RESULTS, "bench_study.json")
 
-ARMS = """{"ei": dict(inference="map"), "ucb": dict(inference="map", acquisition="ucb"),
+ARMS = """{"ei": dict(inference="map", acquisition="ei"), "ucb": dict(inference="map", acquisition="ucb"),
         "pi": dict(inference="map", acquisition="pi"),
         "ucb-beta4": dict(inference="map", acquisition="ucb", ucb_beta=4.0)}"""
 

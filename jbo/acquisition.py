@@ -165,10 +165,11 @@ def _takes_three(fn) -> bool:
     return True
 
 
-def as_acquisition(value: Any) -> str | Pointwise | Choice:
-    """``value`` as an acquisition: a built-in name (:data:`NAMES`), a :class:`Pointwise`, a :class:`Choice`,
-    or a function (wrapped as ``Pointwise(value)``); a ``ValueError`` naming ``acquisition`` otherwise."""
-    if isinstance(value, Choice):
+def as_acquisition(value: Any) -> str | Pointwise | Choice | ConstraintAware:
+    """``value`` as an acquisition: a built-in name (:data:`NAMES`), a :class:`Pointwise`, a :class:`Choice`
+    (or :class:`Mixture`), a :class:`ConstraintAware`, or a function (wrapped as ``Pointwise(value)``); a
+    ``ValueError`` naming ``acquisition`` otherwise."""
+    if isinstance(value, (Choice, ConstraintAware)):
         return value
     if isinstance(value, str):
         if value not in NAMES:
@@ -201,7 +202,7 @@ class Choice:
     def __post_init__(self):
         options = tuple(as_acquisition(o) for o in (self.options if isinstance(self.options, (tuple, list))
                                                     else (self.options,)))
-        if not options or any(o == "thompson" or isinstance(o, Choice) for o in options):
+        if not options or any(o == "thompson" or isinstance(o, (Choice, ConstraintAware)) for o in options):
             raise ValueError(f"acquisition: a Choice takes one or more pointwise acquisitions (not thompson), "
                              f"got {self.options!r}")
         object.__setattr__(self, "options", options)
@@ -272,6 +273,82 @@ class Mixture(Choice):
         return f"mixture({super().name})"
 
 
+@dataclasses.dataclass(frozen=True)
+class ConstraintAware:
+    r"""One acquisition for runs without constraints, another for runs with them.
+
+    A constrained run maximises :math:`a(x)\,P[\text{feasible} \mid x]` (:func:`constrained`), which needs
+    an acquisition scored as a log; UCB, Thompson sampling and scores that are not logs have none
+    (:data:`CONSTRAINED_NEEDS_LOG`). A run is constrained when it models feasibility: failures counted
+    as infeasible (``failures="constraint"``) or evaluations told ``feasible`` or ``constraints``. Its
+    suggestions then maximise ``constrained``, the others ``free``. The GP's default is
+    ``ConstraintAware("ucb", "ei")`` (:meth:`jbo.models.GP.default_acquisition`). ::
+
+        jbo.minimize(f, space, acquisition=jbo.acquisition.ConstraintAware("ucb", "pi"))
+
+    Attributes:
+      free: the acquisition of an unconstrained run: anything ``acquisition=`` takes but another
+        :class:`ConstraintAware`.
+      constrained: that of a constrained run: one scored as a log (``"ei"``, ``"logei"``, ``"pi"``, a
+        :class:`Pointwise` with ``log=True``, a :class:`Choice` of those, a :class:`Mixture` with one).
+    """
+
+    free: Any
+    constrained: Any = "ei"
+
+    def __post_init__(self):
+        free, constrained = as_acquisition(self.free), as_acquisition(self.constrained)
+        if isinstance(free, ConstraintAware) or isinstance(constrained, ConstraintAware):
+            raise ValueError("acquisition: a ConstraintAware's options cannot be ConstraintAware themselves")
+        if not _scored_as_log(constrained):
+            raise ValueError(f"acquisition: ConstraintAware(constrained={self.constrained!r}): "
+                             + CONSTRAINED_NEEDS_LOG)
+        object.__setattr__(self, "free", free)
+        object.__setattr__(self, "constrained", constrained)
+
+    def pick(self, constrained: bool):
+        """The acquisition of a run: ``constrained`` if it models feasibility, ``free`` otherwise."""
+        return self.constrained if constrained else self.free
+
+    @property
+    def name(self) -> str:
+        return f"{_name(self.free)} ({_name(self.constrained)} under constraints)"
+
+
+def _name(function) -> str:
+    return function if isinstance(function, str) else function.name
+
+
+def _scored_as_log(function) -> bool:
+    """``function`` can be discounted by a probability of feasibility (under constraints, a Mixture
+    draws among its log options)."""
+    if isinstance(function, Mixture):
+        return bool(function.log_options())
+    if isinstance(function, Choice):
+        return all(_scored_as_log(option) for option in function.options)
+    return function != "thompson" and resolve(function)[1]
+
+
+def for_suggestion(function, key, constrained: bool):
+    """The acquisition one suggestion maximises, and the option it drew.
+
+    A :class:`ConstraintAware` gives its option for the run; a :class:`Mixture` draws its option from
+    ``key`` (:meth:`Mixture.draw`); any other acquisition is the suggestion's as it is.
+
+    Args:
+      function: the run's acquisition (:func:`as_acquisition`).
+      key: the PRNG key of a Mixture's draw.
+      constrained: the run models feasibility (static).
+    Returns:
+      ``(acquisition, option)``: ``option`` the drawn index (an ``int32`` array) for a Mixture, else ``None``.
+    """
+    if isinstance(function, ConstraintAware):
+        function = function.pick(constrained)
+    if isinstance(function, Mixture):
+        return function, function.draw(key, constrained)
+    return function, None
+
+
 def integrated(function, score_of: Callable, ucb_beta=2.0, choice=None, log_feasibility: Callable | None = None):
     """The integrated score ``x (m, D) -> (m,)`` of an acquisition, from a model's ``score_of``.
 
@@ -330,8 +407,8 @@ def _switched(index, fns, mean, var, best):
 def is_pointwise(function) -> bool:
     """``function`` scores candidates one by one (a built-in name of :data:`ACQUISITIONS`, a :class:`Pointwise`
     or a :class:`Choice` of them): arms of a study that use it can share one :class:`Choice`. A
-    :class:`Mixture` picks its option itself, so it is not."""
-    if isinstance(function, Mixture):
+    :class:`Mixture` picks its option itself, and a :class:`ConstraintAware` picks one per run, so neither is."""
+    if isinstance(function, (Mixture, ConstraintAware)):
         return False
     return isinstance(function, (Pointwise, Choice)) or function in ACQUISITIONS
 

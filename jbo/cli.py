@@ -186,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inference", choices=inference.METHODS, default=None,
                      help=f"hyperparameter inference (default {DEFAULTS['inference']})")
     run.add_argument("--acquisition", choices=loop.ACQUISITIONS, default=None,
-                     help="acquisition function (default: the model's own, ei)")
+                     help="acquisition function (default: the model's own: ucb for gp, ei under constraints and "
+                          "for the other models)")
     run.add_argument("--budget", type=_positive_int, default=30,
                      help="total number of evaluations, initial design included (default 30)")
     run.add_argument("--seed", type=_int, default=None, help="random seed (default 0)")
@@ -307,6 +308,8 @@ def _acquisition_name(record) -> str:
     function's name of one of the user's (a recorded ``Pointwise``), a Choice's or Mixture's options."""
     if not isinstance(record, dict):
         return str(record)
+    if "free" in record and "constrained" in record:  # a ConstraintAware
+        return f"{_acquisition_name(record['free'])} ({_acquisition_name(record['constrained'])} under constraints)"
     if isinstance(record.get("options"), list):
         names = "|".join(_acquisition_name(option) for option in record["options"])
         return f"mixture({names})" if str(record.get(records.TYPE, "")).endswith(":Mixture") else names

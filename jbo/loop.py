@@ -54,8 +54,10 @@ class Settings:
       acquisition: ``"ei"`` (maximised as log-EI), ``"logei"``, ``"pi"``, ``"ucb"``, ``"thompson"``, or
         one of your own: a function ``score = acquisition(mean, var, best)`` or a
         :class:`jbo.acquisition.Pointwise` (:mod:`jbo.acquisition`); a portfolio of pointwise ones,
-        one drawn per suggestion: :class:`jbo.acquisition.Mixture`. ``None`` (default): the model's own
-        (:meth:`~jbo.models.base.ModelConfig.default_acquisition`).
+        one drawn per suggestion: :class:`jbo.acquisition.Mixture`; one for runs that model feasibility
+        and another for the rest: :class:`jbo.acquisition.ConstraintAware`. ``None`` (default): the
+        model's own (:meth:`~jbo.models.base.ModelConfig.default_acquisition`: the GP's is UCB, EI under
+        constraints; the other models' EI).
       seed: seed of every random choice of the run.
       n_init: size of the initial design (default ``max(5, D + 1)``); observations told before the
         first ``ask`` count towards it.
@@ -337,16 +339,18 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
     classify = settings.failures == "constraint" or history.feasible is not None
     num_constraints = 0 if history.constraints is None else history.constraints.shape[-1]
-    if isinstance(settings.acquisition, acq.Mixture):
-        choice = settings.acquisition.draw(jax.random.fold_in(key, MIXTURE_STREAM), classify or num_constraints > 0)
+    function, drawn = acq.for_suggestion(settings.acquisition, jax.random.fold_in(key, MIXTURE_STREAM),
+                                         classify or num_constraints > 0)
+    choice = choice if drawn is None else drawn
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
                     constraint_data(history) if num_constraints else None, scale,
                     None if choice is None else jnp.asarray(choice, jnp.int32))
-    acquisition = settings.acquisition_config._replace(classify=classify, num_constraints=num_constraints)
+    acquisition = settings.acquisition_config._replace(function=function, classify=classify,
+                                                       num_constraints=num_constraints)
     x, new_state, info = settings.model.step(space, acquisition, model_state, inputs, k_model)
-    if isinstance(settings.acquisition, acq.Mixture):
-        info = {**info, "acquisition_option": choice}
+    if drawn is not None:
+        info = {**info, "acquisition_option": drawn}
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)

@@ -422,7 +422,7 @@ def minimize(fn: Callable[[dict], float], space: Space | None, budget: int = 50,
       space: the search space (may be ``None`` when resuming: the journal's).
       budget: total number of evaluations.
       model, inference, acquisition, seed, **options: see :class:`Optimizer` (defaults ``"gp"``, the
-        model's inference, ``"ei"``, 0).
+        model's inference, the model's acquisition, 0).
       journal: JSONL journal path. With ``resume=True`` and an existing journal, the run continues
         from it until ``budget`` evaluations exist in total; a space or a setting passed explicitly
         that differs from the journal's is a ``ValueError`` naming it. Points of a parallel run that

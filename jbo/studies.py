@@ -9,7 +9,7 @@ study with more seeds or other values reuses it::
 
     problem = jbo.benchmarks.get_problem("hartmann6")
     result = jbo.study(problem.evaluate, problem.space(), budget=60, seeds=range(10), arms={
-        "ei": dict(inference="map"),
+        "ei": dict(inference="map", acquisition="ei"),
         "ucb": dict(inference="map", acquisition="ucb"),
         "ucb-4": dict(inference="map", acquisition="ucb", ucb_beta=4.0),
         "random": dict(model="random"),
@@ -189,6 +189,10 @@ def plan(space: Space, budget: int, arms: Mapping[str, dict]) -> list[Group]:
             settings = loop.Settings.create(options.pop("model", "gp"), **options)
         except (TypeError, ValueError) as error:
             raise ValueError(f"arm {name!r}: {error}") from None
+        if isinstance(settings.acquisition, acq.ConstraintAware):
+            # A whole run's feasibility comes from its failures only (no constraint values): known here.
+            settings = dataclasses.replace(settings,
+                                           acquisition=settings.acquisition.pick(settings.failures == "constraint"))
         program = settings.program()
         pointwise = acq.is_pointwise(program.acquisition)
         shared = dataclasses.replace(program, acquisition="ei" if pointwise else program.acquisition,

@@ -15,7 +15,7 @@ import pytest
 from jax.scipy.special import log_ndtr
 
 import jbo
-from jbo import acquisition, kernels, loop, models, records
+from jbo import acquisition, cli, kernels, loop, models, records, studies
 from jbo.benchmarks import get_problem
 from jbo.data import pad_data
 from jbo.optimize import MaximizeConfig
@@ -51,11 +51,11 @@ def points(opt):
     return [h["config"] for h in opt.history]
 
 
-def assert_same_suggestion(a: dict, b: dict):
+def assert_same_suggestion(a: dict, b: dict, rtol: float = 1e-6):
     """A resumed run's next suggestion is the one the uninterrupted run makes, to the precision of a fit: the
     journal holds the observations, not the last fit's hyperparameters, so the resumed fit starts cold."""
     assert a.keys() == b.keys()
-    np.testing.assert_allclose([a[k] for k in a], [b[k] for k in a], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose([a[k] for k in a], [b[k] for k in a], rtol=rtol, atol=1e-9)
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -194,7 +194,7 @@ def test_a_mixture_runs_its_drawn_option_in_every_driver_and_resumes(tmp_path):
     assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
     # in a study: its own program beside the arms of a Choice; each model step reports the option it drew
     mixture = acquisition.Mixture(("ei", "ucb"))
-    result = jbo.study(PROBLEM.evaluate, SPACE, 7, [1], {"ei": dict(FAST), "mixture": dict(FAST, acquisition=mixture)})
+    result = jbo.study(PROBLEM.evaluate, SPACE, 7, [1], {"ei": dict(FAST, acquisition="ei"), "mixture": dict(FAST, acquisition=mixture)})
     option = result.info["acquisition_option"]
     assert np.all(np.isnan(option[0])) and set(option[1, 0, 4:].tolist()) <= {0, 1}
     assert np.all(option[1, 0, :4] == -1)  # the initial design: no model step
@@ -210,7 +210,52 @@ def test_a_model_names_the_acquisition_its_runs_default_to():
 
     assert loop.Settings(Exploring()).acquisition == acquisition.Mixture(("ei", "ucb"))
     assert loop.Settings(Exploring(), acquisition="pi").acquisition == "pi"
-    assert loop.Settings("gp").acquisition == "ei" == jbo.Optimizer(SPACE).settings.acquisition
+    gp = acquisition.ConstraintAware("ucb", "ei")
+    assert loop.Settings("gp").acquisition == gp == jbo.Optimizer(SPACE).settings.acquisition
+    assert loop.Settings("tree").acquisition == "ei" == loop.Settings("matern").acquisition
+
+
+def test_the_gp_default_is_ucb_and_ei_once_the_run_models_feasibility():
+    default, ucb = ask_tell(budget=6), ask_tell(budget=6, acquisition="ucb")
+    assert points(default) == points(ucb) != points(ask_tell(budget=6, acquisition="ei"))
+    told = [(h["config"], h["value"]) for h in default.history]
+    runs = [jbo.Optimizer(SPACE, seed=1, **FAST), jbo.Optimizer(SPACE, seed=1, acquisition="ei", **FAST)]
+    for opt in runs:
+        for config, value in told:
+            opt.tell(config, value)
+        opt.tell(told[0][0] | {"x1": 0.0}, None, feasible=False)  # from now on the runs model feasibility
+    for _ in range(2):  # the default's suggestions are constrained EI's (UCB would raise: no product with P)
+        a, b = (opt.ask(size=8) for opt in runs)
+        assert_same_suggestion(a, b)
+        for opt in runs:
+            opt.tell(a, PROBLEM.evaluate(a))
+
+
+def test_a_constraint_aware_acquisition_is_checked_recorded_and_resumed(tmp_path):
+    with pytest.raises(ValueError, match="acquisition: ConstraintAware.*log"):
+        acquisition.ConstraintAware("ei", "ucb")
+    with pytest.raises(ValueError, match="acquisition"):
+        acquisition.ConstraintAware(acquisition.ConstraintAware("ucb"), "ei")
+    with pytest.raises(ValueError, match="acquisition"):
+        acquisition.Choice(("ei", acquisition.ConstraintAware("ucb")))
+    assert acquisition.ConstraintAware("ucb", acquisition.Mixture(("ucb", "pi"))).constrained.log_options() == (1,)
+    chosen = acquisition.ConstraintAware(lower_confidence_bound, "pi")
+    path = str(tmp_path / "journal.jsonl")
+    opt = ask_tell(budget=6, acquisition=chosen, journal=path)
+    assert points(opt) == points(ask_tell(budget=6, acquisition=lower_confidence_bound))
+    resumed = jbo.Optimizer.resume(path)
+    assert resumed.settings.acquisition == chosen
+    assert cli._acquisition_name(records.to_record(acquisition.ConstraintAware("ucb"))) == "ucb (ei under constraints)"
+    # UCB's maximum moves more than EI's with the last digits of a cold and a warm fit
+    assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8), rtol=1e-4)
+
+
+def test_a_study_runs_default_and_named_acquisitions_in_one_program():
+    groups = studies.plan(SPACE, 10, {"default": dict(FAST), "ei": dict(FAST, acquisition="ei"),
+                                      "constraint": dict(FAST, failures="constraint")})
+    assert [g.names for g in groups] == [("default", "ei"), ("constraint",)]
+    assert groups[0].settings.acquisition == acquisition.Choice(("ucb", "ei"))
+    assert groups[1].settings.acquisition == "ei"  # its runs model feasibility: the default's EI
 
 
 def test_a_constrained_mixture_draws_among_its_log_scored_options():
@@ -232,9 +277,10 @@ def test_any_surrogate_is_a_model():
     exact = jbo.surrogates.exact_gp(kernels.Matern52())
     model = jbo.models.SurrogateModel(surrogate=exact)
     # the exact GP as a surrogate of one's own is the GP model (MAP: the same maths and search; a surrogate's
-    # targets are unwarped unless the run says otherwise, the GP's Yeo-Johnson warped)
-    assert points(ask_tell(model=model.replace(inference="map"))) == points(ask_tell(model="gp", output_warping="none"))
-    assert (points(ask_tell(model=model.replace(inference="map"), output_warping="yeo-johnson"))
+    # targets are unwarped and its acquisition EI unless the run says otherwise, the GP's Yeo-Johnson and UCB)
+    assert (points(ask_tell(model=model.replace(inference="map")))
+            == points(ask_tell(model="gp", output_warping="none", acquisition="ei")))
+    assert (points(ask_tell(model=model.replace(inference="map"), output_warping="yeo-johnson", acquisition="ucb"))
             == points(ask_tell(model="gp")))
     with pytest.raises(ValueError, match="surrogate"):
         jbo.models.SurrogateModel()

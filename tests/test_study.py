@@ -23,7 +23,7 @@ SMALL = dict(inference="map", n_init=4, maximize=dict(num_anchors=64, num_local=
 # "ucb": every kind of value an arm of a shared program can differ in (the acquisition of a Choice, UCB's weight,
 # the failure policy, the design's size and kind).
 ARMS = {
-    "ei": dict(SMALL),
+    "ei": dict(SMALL, acquisition="ei"),
     "ucb4-ignore-centre-6": dict(SMALL, acquisition="ucb", ucb_beta=4.0, failures="ignore", n_init=6, design="centre"),
     "pi": dict(SMALL, acquisition="pi"),
     "random": dict(model="random"),
@@ -110,7 +110,7 @@ def test_save_load_rows_table_and_plot(grid, tmp_path):
 
 def test_the_plan_groups_by_what_is_not_a_value():
     groups = studies.plan(SPACE, 20, {
-        "ei": {}, "ucb": dict(acquisition="ucb", ucb_beta=3.0), "thompson": dict(acquisition="thompson"),
+        "ei": dict(acquisition="ei"), "ucb": dict(ucb_beta=3.0), "thompson": dict(acquisition="thompson"),
         "se": dict(kernel="se"), "constraint": dict(failures="constraint"), "ignore": dict(failures="ignore"),
         "n3": dict(n_init=3), "random": dict(model="random"),
     })
@@ -118,7 +118,7 @@ def test_the_plan_groups_by_what_is_not_a_value():
                                          ("random",)]
     shared = groups[0]
     assert shared.settings.acquisition == acq.Choice(("ei", "ucb"))
-    assert [int(v.choice) for v in shared.values] == [0, 1, 0, 0]
+    assert [int(v.choice) for v in shared.values] == [0, 1, 1, 1]  # the GP's default: UCB
     assert shared.n_init_range == (3, 5)
     assert [bool(v.impute) for v in shared.values] == [True, True, False, True]
     assert [float(v.ucb_beta) for v in shared.values] == [2.0, 3.0, 2.0, 2.0]
@@ -178,7 +178,7 @@ def test_a_choice_is_validated_and_switches_between_scores():
 
 @pytest.mark.slow
 def test_runs_side_by_side_pad_to_a_power_of_two_and_agree():
-    arms = {"ei": dict(SMALL), "ucb": dict(SMALL, acquisition="ucb")}
+    arms = {"ei": dict(SMALL, acquisition="ei"), "ucb": dict(SMALL)}
     mapped = jbo.study(BRANIN.evaluate, SPACE, budget=8, seeds=[0, 1, 2], arms=arms, batch="map")
     batched = jbo.study(BRANIN.evaluate, SPACE, budget=8, seeds=[0, 1, 2], arms=arms, batch="vmap")
     np.testing.assert_allclose(batched.x, mapped.x, rtol=0, atol=1e-6)

@@ -178,6 +178,10 @@ class Matern(GP):
         """None: the paper's baseline, on the standardised targets as they are."""
         return "none"
 
+    def default_acquisition(self):
+        """EI: the paper's baseline."""
+        return "ei"
+
     def surrogate_for(self, space) -> Surrogate:
         return _chunked_surrogate(super().surrogate_for(space))
 
