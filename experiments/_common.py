@@ -13,6 +13,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
 RESULTS = os.path.join(ROOT, "experiments", "results")
 FIGURES = os.path.join(ROOT, "experiments", "figures")
+#: Options of the papers' GP baselines (Spearmint's GP, the GP-EI of the tree and BOCK papers) in the reproduction
+#: scripts: expected improvement, where jbo's GP defaults to UCB (since 55a6a09; BENCHMARKS.md, suite).
+PAPER_GP = {"acquisition": "ei"}
 PATHS = ("compiled", "ask-tell")  # how a script runs jbo's seeds: jbo.minimize_many, or jbo.minimize per seed
 
 

@@ -60,15 +60,18 @@ def own_ucb(mean, var, best):
     return -(mean - jnp.sqrt(2.0 * var))
 
 
+# EI in every arm but the UCB ones, so that each piece of one's own runs the built-in's maths and search
+# (SurrogateModel's default acquisition is EI, the GP's UCB).
 ARMS = {
-    "built-in GP (kernel=\"matern52\")": dict(model=jbo.models.GP()),
-    "kernel object Matern52()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52())),
-    "kernel class of one's own": dict(model=jbo.models.GP(kernel=OwnMatern())),
+    "built-in GP (kernel=\"matern52\")": dict(model=jbo.models.GP(), acquisition="ei"),
+    "kernel object Matern52()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52()), acquisition="ei"),
+    "kernel class of one's own": dict(model=jbo.models.GP(kernel=OwnMatern()), acquisition="ei"),
     "exact GP as a SurrogateModel": dict(model=jbo.models.SurrogateModel(
-        surrogate=jbo.surrogates.exact_gp(jbo.kernels.Matern52()))),
+        surrogate=jbo.surrogates.exact_gp(jbo.kernels.Matern52())), acquisition="ei"),
     "built-in UCB": dict(model=jbo.models.GP(), acquisition="ucb"),
     "UCB as a function": dict(model=jbo.models.GP(), acquisition=own_ucb),
-    "Matern52() + Linear()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear())),
+    "Matern52() + Linear()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear()),
+                                  acquisition="ei"),
 }
 
 
@@ -109,7 +112,7 @@ import jbo
 from jbo import loop
 from jbo.benchmarks import get_problem
 problem = get_problem("hartmann6")
-opt = jbo.Optimizer(problem.space(), seed=0, n_init=7, inference="map",
+opt = jbo.Optimizer(problem.space(), seed=0, n_init=7, inference="map", acquisition="ei",
                     model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear()))
 for _ in range(7):
     config = opt.ask(size=16)

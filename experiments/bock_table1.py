@@ -174,7 +174,7 @@ def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: in
     if not todo:
         return load()
     p = problem_of(problem, dim)
-    model, extra = VARIANTS.get(method, (method, {}))
+    model, extra = VARIANTS.get(method, (method, _common.PAPER_GP if method == "gp" else {}))
     extra = dict(extra) if method == "random" else {**START, **extra, "n_init": n_init}
     extra.update(options or {})
     (_, part, values, run), = _common.run_arms(p.evaluate, p.space(), budget, todo, {method: {"model": model, **extra}})

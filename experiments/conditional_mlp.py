@@ -60,6 +60,8 @@ def run_one(problem, method: str, seed: int, budget: int, inference: str) -> dic
     space = problem.space()
     start = time.perf_counter()
     options = {} if method == "random" else {"inference": inference}  # random search takes no inference
+    if method == "gp":
+        options.update(_common.PAPER_GP)
     result = jbo.minimize(problem.evaluate, space, budget=budget, model=method, seed=seed,
                           n_init=len(space.leaves()), **options)
     return {"values": [float(v) for v in result.values], "seconds": time.perf_counter() - start}

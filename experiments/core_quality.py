@@ -113,7 +113,7 @@ def main(argv=None):
             _common.merge_result(out, [problem, label_], {
                 "budget": budget, "optimum": optimum, **summarise(runs, optimum), "runs": [v for v, _ in runs],
                 "seeds": seeds, "path": path, "calls": calls})
-    _common.record_provenance("core_quality")
+    _common.record_provenance("core_quality", accumulates=True)
     _common.regenerate()
 
 

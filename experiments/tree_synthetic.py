@@ -102,7 +102,7 @@ def available_methods(methods) -> list[str]:
 
 def model_of(method: str) -> tuple[str, dict]:
     """The jbo model name and options of a method (a shortcut name or a :data:`VARIANTS` entry)."""
-    return VARIANTS.get(method, (method, {}))
+    return VARIANTS.get(method, (method, _common.PAPER_GP if method == "gp" else {}))
 
 
 def arm_of(method: str, space, inference: str) -> dict:
