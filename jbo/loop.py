@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import cache, checks, design, linalg, models, records, warping
+from jbo import cache, checks, design, linalg, models, records, trust, warping
 from jbo.data import bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import ModelConfig, check_choice
@@ -84,6 +84,9 @@ class Settings:
         (:mod:`jbo.warping`): ``"none"``, ``"rank"`` (normal scores) or ``"yeo-johnson"`` (power transform,
         its exponent by maximum likelihood). ``None`` (default): the model's own
         (:meth:`~jbo.models.base.ModelConfig.default_output_warping`).
+      trust_region: restrict the acquisition search to a box around the incumbent whose side grows after
+        improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`); counted from the
+        initial design's default size in a program that several designs share (:func:`jbo.study`).
     """
 
     model: Any = "gp"
@@ -98,6 +101,7 @@ class Settings:
     num_fantasies: int = 16
     design: str | None = None
     output_warping: str | None = None
+    trust_region: bool = False
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
@@ -109,6 +113,7 @@ class Settings:
         if self.acquisition is None:
             object.__setattr__(self, "acquisition", self.model.default_acquisition())
         check_choice("output_warping", self.output_warping, warping.NAMES)
+        object.__setattr__(self, "trust_region", checks.boolean("trust_region", self.trust_region))
         self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
         check_choice("failures", self.failures, FAILURE_POLICIES)
@@ -299,14 +304,28 @@ def constraint_data(history: History) -> Constraints:
     return Constraints(jnp.where(history.mask[:, None], history.x, 0.5), y, mask, -mean / scale)
 
 
-def anchors(key, settings: Settings, table, data: Data):
+def anchors(key, settings: Settings, table, data: Data, region=None):
     """The acquisition search's candidates: the Sobol table shifted by a random vector, then
-    ``num_local`` points around the five best observations (traceable)."""
+    ``num_local`` points around the five best observations (traceable); inside ``region`` (``(lower,
+    upper)``, a trust region: the Sobol points scaled into it, the local ones cut to it) when given."""
     k_shift, k_local = jax.random.split(key)
     cfg = settings.maximize
     centres, valid = design.best_rows(data.x, data.y, data.mask)
-    local = design.local_points(k_local, centres, valid, cfg.num_local, cfg.local_scale)
-    return jnp.concatenate([design.shifted(k_shift, table), local.astype(table.dtype)])
+    local = design.local_points(k_local, centres, valid, cfg.num_local, cfg.local_scale).astype(table.dtype)
+    sobol = design.shifted(k_shift, table)
+    if region is not None:
+        lower, upper = region
+        sobol, local = lower + (upper - lower) * sobol, jnp.clip(local, lower, upper)
+    return jnp.concatenate([sobol, local])
+
+
+def trust_region(settings: Settings, history: History, dim: int):
+    """``(lower, upper, side)`` of the run's trust region after ``history`` (:mod:`jbo.trust`; traceable)."""
+    ok = history.mask & jnp.isfinite(history.y)
+    if history.feasible is not None:
+        ok = ok & history.feasible
+    side = trust.side_length(history.y, ok, history.mask, settings.initial_size(dim), dim)
+    return (*trust.box(history.x, history.y, ok, side), side)
 
 
 def fallback_point(key, dim: int, dtype):
@@ -342,15 +361,22 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     function, drawn = acq.for_suggestion(settings.acquisition, jax.random.fold_in(key, MIXTURE_STREAM),
                                          classify or num_constraints > 0)
     choice = choice if drawn is None else drawn
-    inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data), best, ~fitted,
+    region = None
+    if settings.trust_region:
+        *region, side = trust_region(settings, history, space.dim)
+        region = tuple(bound.astype(data.x.dtype) for bound in region)
+    inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data, region), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,
                     constraint_data(history) if num_constraints else None, scale,
-                    None if choice is None else jnp.asarray(choice, jnp.int32))
+                    None if choice is None else jnp.asarray(choice, jnp.int32), region)
     acquisition = settings.acquisition_config._replace(function=function, classify=classify,
                                                        num_constraints=num_constraints)
     x, new_state, info = settings.model.step(space, acquisition, model_state, inputs, k_model)
     if drawn is not None:
         info = {**info, "acquisition_option": drawn}
+    if region is not None:  # a model whose search does not read inputs.region still suggests inside it
+        x = jnp.clip(x, *region)
+        info = {**info, "trust_region": side}
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)

@@ -45,8 +45,9 @@ def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale:
     return np.clip(centres + scale * rng.standard_normal(centres.shape), 0.0, 1.0)
 
 
-def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01):
-    """Maximise ``score_fn`` over the unit cube from the best of ``anchors``.
+def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01,
+             bounds=None):
+    """Maximise ``score_fn`` over the unit cube (or the box ``bounds``) from the best of ``anchors``.
 
     Traceable (call it inside your own ``jit``). Called outside ``jit`` with a score that is a
     :class:`jax.tree_util.Partial` (what :func:`jbo.acquisition.integrate` returns), it runs a
@@ -60,15 +61,19 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
       top_k: number of anchors refined.
       num_steps: projected Adam steps.
       learning_rate: Adam step size.
+      bounds: ``(lower (D,), upper (D,))`` the steps are projected onto (the anchors should lie in it), or
+        ``None``: the unit cube.
     Returns:
       ``(x, score)``: the best point visited ``(D,)`` and its score.
     """
     if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer):
-        return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate)
-    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate)
+        return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate,
+                                  bounds=bounds)
+    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds)
 
 
-def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float):
+def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float, bounds=None):
+    lower, upper = (0.0, 1.0) if bounds is None else bounds
     anchor_scores = score_fn(anchors)
     anchor_scores = jnp.where(jnp.isnan(anchor_scores), -jnp.inf, anchor_scores)
     top_scores, top_idx = jax.lax.top_k(anchor_scores, min(top_k, anchors.shape[0]))
@@ -94,7 +99,7 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
         best_x, best_s = track(best_x, best_s, x, s)
         grad = jnp.where(jnp.isfinite(grad), grad, 0.0)
         updates, opt_state = optimizer.update(grad, opt_state, x)
-        x = jnp.clip(optax.apply_updates(x, updates), 0.0, 1.0)
+        x = jnp.clip(optax.apply_updates(x, updates), lower, upper)
         return (x, opt_state, best_x, best_s), None
 
     # One iteration more than there are steps: its scores are those of the last point (the update it

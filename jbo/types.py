@@ -174,6 +174,8 @@ class Inputs(NamedTuple):
         no objective scale.
       choice: with a :class:`jbo.acquisition.Choice` acquisition, the index of the option to maximise
         (an integer array, so runs of one compiled program can differ in it); ``None``: the first.
+      region: ``(lower (D,), upper (D,))``, the box the search keeps to (a trust region, :mod:`jbo.trust`;
+        the anchors lie in it), or ``None``: the unit cube.
     """
 
     data: Data
@@ -186,6 +188,7 @@ class Inputs(NamedTuple):
     constraints: Constraints | None = None
     scale: jnp.ndarray | None = None
     choice: jnp.ndarray | None = None
+    region: tuple | None = None
 
 
 class Names(Mapping):

@@ -194,7 +194,8 @@ def test_a_mixture_runs_its_drawn_option_in_every_driver_and_resumes(tmp_path):
     assert_same_suggestion(resumed.ask(size=8), opt.ask(size=8))
     # in a study: its own program beside the arms of a Choice; each model step reports the option it drew
     mixture = acquisition.Mixture(("ei", "ucb"))
-    result = jbo.study(PROBLEM.evaluate, SPACE, 7, [1], {"ei": dict(FAST, acquisition="ei"), "mixture": dict(FAST, acquisition=mixture)})
+    result = jbo.study(PROBLEM.evaluate, SPACE, 7, [1],
+                       {"ei": dict(FAST, acquisition="ei"), "mixture": dict(FAST, acquisition=mixture)})
     option = result.info["acquisition_option"]
     assert np.all(np.isnan(option[0])) and set(option[1, 0, 4:].tolist()) <= {0, 1}
     assert np.all(option[1, 0, :4] == -1)  # the initial design: no model step

@@ -380,7 +380,7 @@ def propose(key, weights, params, stats, inputs: Inputs, acquisition: Acquisitio
                               aggregator)
 
     return search(key, acquisition, inputs.ucb_beta, inputs.anchors, score, thompson, log_feasibility,
-                  choice=inputs.choice)
+                  choice=inputs.choice, region=inputs.region)
 
 
 # ----------------------------------------------------------------------------- the model

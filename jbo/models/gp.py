@@ -70,7 +70,7 @@ class GP(StepConfig):
         return "yeo-johnson"
 
     def default_acquisition(self):
-        """UCB (:math:`\beta = 2`), and EI in a constrained run, where UCB has no product with
+        r"""UCB (:math:`\beta = 2`), and EI in a constrained run, where UCB has no product with
         :math:`P[\text{feasible}]` (:class:`jbo.acquisition.ConstraintAware`). Measured on the shifted-rotated
         suite (BENCHMARKS.md, ``suite``): ahead of EI on most functions at every dimension run, and of
         Optuna's samplers more often; ``acquisition="ei"`` is the default before it."""

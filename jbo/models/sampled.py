@@ -178,7 +178,7 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
         return acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
 
     return search(key, acquisition, inputs.ucb_beta, anchors, score, thompson, log_feasibility, exclusion,
-                  inputs.choice)
+                  inputs.choice, inputs.region)
 
 
 def hyperparameter_means(params) -> dict:
@@ -189,7 +189,7 @@ def hyperparameter_means(params) -> dict:
 
 
 def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson, log_feasibility=None,
-           exclusion=None, choice=None):
+           exclusion=None, choice=None, region=None):
     """What every proposal ends with: Thompson sampling on the anchors, or the acquisition's score
     maximised from them (:func:`jbo.optimize.maximize`), discounted by the probability of feasibility.
 
@@ -203,6 +203,7 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
       log_feasibility: ``x -> log P[feasible]``, added to a log score (constrained EI), or ``None``.
       exclusion: region where the score is ``-inf`` (:func:`jbo.escape.exclude`), or ``None``.
       choice: which option of a :class:`jbo.acquisition.Choice` (``Inputs.choice``).
+      region: ``(lower, upper)`` the search keeps to (``Inputs.region``), or ``None``: the unit cube.
     Returns:
       ``(x (D,), score)``.
     """
@@ -214,7 +215,7 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
     if exclusion is not None:
         score = escape.exclude(score, *exclusion)
     config = acquisition.maximize
-    return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate)
+    return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate, region)
 
 
 def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, state: SampledState,

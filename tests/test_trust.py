@@ -1,0 +1,105 @@
+"""The trust region (jbo.trust): TuRBO-1's side-length rule against a plain replay, and runs that keep to it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jbo
+from jbo import loop, trust
+from jbo.benchmarks import get_problem
+from jbo.optimize import maximize
+
+
+def reference_side(values, ok, real, num_initial, dim, config=trust.TrustRegion()):
+    """The rule written out in Python, one observation at a time."""
+    good = [v for v, o in zip(values, ok) if o]
+    margin = config.threshold * (np.std(good) if len(good) and np.std(good) > 0 else 1.0)
+    length, best, successes, failures = config.length_init, np.inf, 0, 0
+    for index, (value, o, r) in enumerate(zip(values, ok, real)):
+        if r and index >= num_initial:
+            if o and value < best - margin:
+                successes, failures = successes + 1, 0
+            else:
+                successes, failures = 0, failures + 1
+            if successes == config.success_tolerance:
+                length, successes = min(2 * length, config.length_max), 0
+            if failures == max(4, dim):
+                length, failures = length / 2, 0
+            if length < config.length_min:
+                length, successes, failures = config.length_init, 0, 0
+        if o:
+            best = min(best, value)
+    return length
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(-10, 10), st.booleans()), min_size=1, max_size=60),
+       st.integers(0, 12), st.sampled_from([2, 6]), st.integers(0, 8))
+def test_the_side_follows_turbos_rule(rows, num_initial, dim, padding):
+    values = np.array([v for v, _ in rows] + [0.0] * padding)
+    real = np.array([True] * len(rows) + [False] * padding)
+    ok = real & np.array([o for _, o in rows] + [False] * padding)
+    side = float(trust.side_length(values, ok, real, num_initial, dim))
+    assert side == pytest.approx(reference_side(values, ok, real, num_initial, dim))
+
+
+def test_the_side_is_the_same_for_f_and_an_affine_map_of_it():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        values = np.minimum.accumulate(rng.standard_normal(60)) + 0.1 * rng.standard_normal(60)
+        ok = rng.random(60) > 0.1
+        sides = [float(trust.side_length(a * values + b, ok, np.ones(60, bool), 5, 2))
+                 for a, b in ((1.0, 0.0), (1e-3, 0.0), (1e3, 7.0))]
+        assert sides[0] == sides[1] == sides[2]
+
+
+def test_the_side_halves_after_failures_doubles_after_successes_and_restarts():
+    design, dim = [5.0, 4.0, 3.0], 2
+    stalled = design + [9.0] * 4  # one halving
+    assert float(trust.side_length(np.array(stalled), np.ones(7, bool), np.ones(7, bool), 3, dim)) == 0.4
+    improving = design + [2.0, 1.0, 0.0]  # three improvements: doubled
+    assert float(trust.side_length(np.array(improving), np.ones(6, bool), np.ones(6, bool), 3, dim)) == 1.6
+    long_stall = design + [9.0] * 4 * 7  # 0.8 / 2^7 < 2^-7: back to 0.8
+    n = len(long_stall)
+    assert float(trust.side_length(np.array(long_stall), np.ones(n, bool), np.ones(n, bool), 3, dim)) == 0.8
+
+
+def test_maximize_keeps_to_its_bounds():
+    lower, upper = np.array([0.2, 0.5]), np.array([0.4, 0.9])
+    anchors = lower + (upper - lower) * np.random.default_rng(0).random((64, 2))
+    x, _ = maximize(lambda x: -((x - 0.0) ** 2).sum(-1), anchors, top_k=4, num_steps=50, learning_rate=0.05,
+                    bounds=(lower, upper))
+    np.testing.assert_allclose(np.asarray(x), lower, atol=1e-9)  # the corner nearest the unconstrained maximum
+
+
+def test_a_run_suggests_inside_its_region_and_resumes(tmp_path):
+    problem = get_problem("hartmann6")
+    space = problem.space()
+    path = str(tmp_path / "journal.jsonl")
+    opt = jbo.Optimizer(space, seed=0, inference="map", trust_region=True, n_init=7, journal=path,
+                        maximize=dict(num_anchors=128, num_local=32, top_k=2, num_steps=10))
+    sides = []
+    for _ in range(16):
+        history = opt.history
+        config = opt.ask()
+        if opt.last_info.get("phase") == "model":
+            values = np.array([h["value"] for h in history])
+            side = reference_side(values, np.isfinite(values), np.ones(len(values), bool), 7, space.dim)
+            assert float(opt.last_info["trust_region"]) == pytest.approx(side)
+            centre = space.encode(history[int(np.argmin(values))]["config"])
+            inside = np.abs(space.encode(config) - centre) <= side / 2 + 1e-9
+            assert inside.all(), (config, side)
+            sides.append(side)
+        opt.tell(config, problem.evaluate(config))
+    assert sides and min(sides) < 0.8  # the region shrank at least once in 9 model suggestions at D = 6
+    resumed = jbo.Optimizer.resume(path)
+    assert resumed.settings.trust_region is True
+    resumed.ask(), opt.ask()  # the region is a function of the journal's observations: the same after a resume
+    assert float(resumed.last_info["trust_region"]) == float(opt.last_info["trust_region"])
+
+
+def test_a_bad_trust_region_names_the_field():
+    with pytest.raises(ValueError, match="trust_region"):
+        loop.Settings(trust_region="yes")
