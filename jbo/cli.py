@@ -113,7 +113,7 @@ def _int(text: str) -> int:
 
 #: The ``jbo run`` options that are not a model's (a model field of the same name is set by them).
 RUN_OPTIONS = ("problem", "dim", "model", "inference", "acquisition", "budget", "seed", "n_init", "design",
-               "output_warping", "out",
+               "output_warping", "trust_region", "out",
                "resume", "quiet", "cpu_devices")
 MODEL_OPTION = "model_option:"  # argparse dest prefix of the model options
 
@@ -198,8 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "default: the model's (centre for bock, bock-w and bock-b, sobol for the others)")
     run.add_argument("--output-warping", choices=warping.NAMES, default=None,
                      help="monotone transform of the standardised values before the model sees them (jbo.warping): "
-                          "none, rank or yeo-johnson; default: the model's (yeo-johnson for the BOCK models, none "
-                          "for the others)")
+                          "none, rank or yeo-johnson; default: the model's (yeo-johnson for gp and the BOCK models, "
+                          "none for the others)")
+    run.add_argument("--trust-region", action="store_true", default=None,
+                     help="keep the acquisition search to TuRBO-1's trust region around the best point (jbo.trust)")
     run.add_argument("--cpu-devices", type=_positive_int, default=None,
                      help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that a model's "
                           "independent members train in parallel, one device per core (default: one per core, at "
@@ -357,7 +359,7 @@ def cmd_run(args) -> int:
             return 1
         conflicts = [f"--{k.replace('_', '-')} {v!r} (journal: {setting_of(recorded, k)!r})"
                      for k, v in {**given, "n_init": args.n_init, "design": args.design,
-                                   "output_warping": args.output_warping}.items()
+                                   "output_warping": args.output_warping, "trust_region": args.trust_region}.items()
                      if v is not None and setting_of(recorded, k) != v]
         if previous:
             if args.problem is not None and args.problem != previous.get("problem"):
@@ -386,7 +388,8 @@ def cmd_run(args) -> int:
                          f"pass --problem/--dim of the original run")
 
     options = {} if resuming else {k: v for k, v in (("n_init", args.n_init), ("design", args.design),
-                                                     ("output_warping", args.output_warping)) if v is not None}
+                                                     ("output_warping", args.output_warping),
+                                                     ("trust_region", args.trust_region)) if v is not None}
     given = _given_model_options(args)
     if given and resuming:
         run_parser.error("--resume continues the run with the journal's settings; drop the model options "

@@ -291,6 +291,16 @@ def test_output_warping_flag_is_recorded_and_checked_on_resume(capsys):
     assert err.value.code == 2 and "--output-warping 'none'" in capsys.readouterr().err
 
 
+def test_trust_region_flag_is_recorded_and_checked_on_resume(capsys):
+    assert run("--budget", "4", "--n-init", "2", "--inference", "map", "--trust-region", "--out", "runs/trust") == 0
+    assert read_journal("runs/trust")[0]["settings"]["trust_region"] is True
+    assert run("--budget", "2", "--n-init", "2", "--out", "runs/plain") == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as err:
+        run("--resume", "--trust-region", "--budget", "3", "--out", "runs/plain")
+    assert err.value.code == 2 and "--trust-region True" in capsys.readouterr().err
+
+
 @dataclasses.dataclass(frozen=True)
 class Nearby(jbo.models.ModelConfig):
     """The best observation, jittered (a model of one's own).
