@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import jbo
-from jbo import loop, trust
+from jbo import loop, studies, trust
 from jbo.benchmarks import get_problem
 from jbo.optimize import maximize
 
@@ -103,3 +103,13 @@ def test_a_run_suggests_inside_its_region_and_resumes(tmp_path):
 def test_a_bad_trust_region_names_the_field():
     with pytest.raises(ValueError, match="trust_region"):
         loop.Settings(trust_region="yes")
+
+
+def test_a_trust_region_arm_compiles_apart_and_runs_in_a_study():
+    problem = get_problem("branin")
+    small = dict(inference="map", n_init=3, maximize=dict(num_anchors=32, num_local=8, top_k=2, num_steps=5))
+    groups = studies.plan(problem.space(), 8, {"global": small, "trust": dict(small, trust_region=True)})
+    assert [g.names for g in groups] == [("global",), ("trust",)]  # the region is part of the program
+    result = jbo.study(problem.evaluate, problem.space(), 8, [0], {"trust": dict(small, trust_region=True)})
+    sides = result.info["trust_region"][0, 0]
+    assert np.all(np.isnan(sides[:3])) and np.all((sides[3:] > 0) & (sides[3:] <= 1.6))
