@@ -60,18 +60,19 @@ def own_ucb(mean, var, best):
     return -(mean - jnp.sqrt(2.0 * var))
 
 
-# EI in every arm but the UCB ones, so that each piece of one's own runs the built-in's maths and search
-# (SurrogateModel's default acquisition is EI, the GP's UCB).
+# EI in every arm but the UCB ones, and no trust region, so that each piece of one's own runs the built-in's maths
+# and search (SurrogateModel's defaults are EI over the whole box, the GP's UCB in a trust region).
+SEARCH = dict(trust_region=False)
 ARMS = {
-    "built-in GP (kernel=\"matern52\")": dict(model=jbo.models.GP(), acquisition="ei"),
-    "kernel object Matern52()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52()), acquisition="ei"),
-    "kernel class of one's own": dict(model=jbo.models.GP(kernel=OwnMatern()), acquisition="ei"),
+    "built-in GP (kernel=\"matern52\")": dict(model=jbo.models.GP(), acquisition="ei", **SEARCH),
+    "kernel object Matern52()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52()), acquisition="ei", **SEARCH),
+    "kernel class of one's own": dict(model=jbo.models.GP(kernel=OwnMatern()), acquisition="ei", **SEARCH),
     "exact GP as a SurrogateModel": dict(model=jbo.models.SurrogateModel(
-        surrogate=jbo.surrogates.exact_gp(jbo.kernels.Matern52())), acquisition="ei"),
-    "built-in UCB": dict(model=jbo.models.GP(), acquisition="ucb"),
-    "UCB as a function": dict(model=jbo.models.GP(), acquisition=own_ucb),
+        surrogate=jbo.surrogates.exact_gp(jbo.kernels.Matern52())), acquisition="ei", **SEARCH),
+    "built-in UCB": dict(model=jbo.models.GP(), acquisition="ucb", **SEARCH),
+    "UCB as a function": dict(model=jbo.models.GP(), acquisition=own_ucb, **SEARCH),
     "Matern52() + Linear()": dict(model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear()),
-                                  acquisition="ei"),
+                                  acquisition="ei", **SEARCH),
 }
 
 
@@ -112,7 +113,7 @@ import jbo
 from jbo import loop
 from jbo.benchmarks import get_problem
 problem = get_problem("hartmann6")
-opt = jbo.Optimizer(problem.space(), seed=0, n_init=7, inference="map", acquisition="ei",
+opt = jbo.Optimizer(problem.space(), seed=0, n_init=7, inference="map", acquisition="ei", trust_region=False,
                     model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear()))
 for _ in range(7):
     config = opt.ask(size=16)

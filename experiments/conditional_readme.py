@@ -9,14 +9,14 @@ jbo's default design size), every seed of every method in one ``jbo.study`` on t
 (:func:`loss_jax`; each run is the ``jbo.minimize(loss, space, ..., seed=s)`` of the README's Python loss,
 the same values).
 
-Methods: ``tree`` (the default tree GP, EI), ``gp`` (a GP blind to the structure, its default UCB), ``random``
-search, and (named with ``--methods``) ``tree-ucb`` (the tree with UCB) and ``gp-ei`` (the GP with EI, its default
-before issue #28's measurement). Results go to
+Methods: ``tree`` (the default tree GP, EI), ``gp`` (a GP blind to the structure, its default: UCB in a trust
+region), ``random`` search, and (named with ``--methods``) ``tree-ucb`` (the tree with UCB), ``gp-global`` (UCB on
+the whole box) and ``gp-ei`` (EI on the whole box: the GP's default before issue #28's measurements). Results go to
 the resumable ``experiments/results/conditional_readme.json`` (``{"<budget>/<n_init>": {method: {seed:
 record}}}``), from which the ``conditional_readme`` section and its claim are written.
 
     python experiments/conditional_readme.py [--seeds 30] [--budget 12] [--n-init 2] [--methods tree gp random
-        tree-ucb gp-ei]
+        tree-ucb gp-global gp-ei]
     python experiments/conditional_readme.py --report-only
 """
 
@@ -31,10 +31,11 @@ import _common  # noqa: E402
 
 SECTION = "conditional_readme"
 RESULTS_FILE = "conditional_readme.json"
-#: method -> options: the README's models with their defaults, and the other acquisition of each (exploration,
-#: issue #28 item 2).
+#: method -> options: the README's models with their defaults, and the GP's and the tree's defaults before issue
+#: #28's measurements (exploration, item 2).
 METHODS = {"tree": {"model": "tree"}, "gp": {"model": "gp"}, "random": {"model": "random"},
-           "tree-ucb": {"model": "tree", "acquisition": "ucb"}, "gp-ei": {"model": "gp", "acquisition": "ei"}}
+           "tree-ucb": {"model": "tree", "acquisition": "ucb"}, "gp-global": {"model": "gp", "trust_region": False},
+           "gp-ei": {"model": "gp", "acquisition": "ei", "trust_region": False}}
 #: The methods a plain run measures.
 DEFAULT_METHODS = ("tree", "gp", "random")
 ADAM_FLOOR = 0.1  # the adam leaf's best value: a best below it lies in the sgd leaf

@@ -200,8 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="monotone transform of the standardised values before the model sees them (jbo.warping): "
                           "none, rank or yeo-johnson; default: the model's (yeo-johnson for gp and the BOCK models, "
                           "none for the others)")
-    run.add_argument("--trust-region", action="store_true", default=None,
-                     help="keep the acquisition search to TuRBO-1's trust region around the best point (jbo.trust)")
+    run.add_argument("--trust-region", action=argparse.BooleanOptionalAction, default=None,
+                     help="keep the acquisition search to TuRBO-1's trust region around the best point (jbo.trust); "
+                          "default: the model's (on for gp, off for the others)")
     run.add_argument("--cpu-devices", type=_positive_int, default=None,
                      help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that a model's "
                           "independent members train in parallel, one device per core (default: one per core, at "

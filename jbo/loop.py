@@ -29,7 +29,7 @@ from jbo.data import bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import ModelConfig, check_choice
 from jbo.optimize import MaximizeConfig
-from jbo.spaces import Space
+from jbo.spaces import Categorical, Space
 from jbo.types import Acquisition, Constraints, Data, Inputs, Pending
 
 ACQUISITIONS = acq.NAMES
@@ -85,8 +85,10 @@ class Settings:
         its exponent by maximum likelihood). ``None`` (default): the model's own
         (:meth:`~jbo.models.base.ModelConfig.default_output_warping`).
       trust_region: restrict the acquisition search to a box around the incumbent whose side grows after
-        improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`); counted from the
-        initial design's default size in a program that several designs share (:func:`jbo.study`).
+        improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`; categorical parameters
+        stay free); counted from the initial design's default size in a program that several designs share
+        (:func:`jbo.study`). ``None`` (default): the model's own
+        (:meth:`~jbo.models.base.ModelConfig.default_trust_region`: the GP's is on, the other models' off).
     """
 
     model: Any = "gp"
@@ -101,7 +103,7 @@ class Settings:
     num_fantasies: int = 16
     design: str | None = None
     output_warping: str | None = None
-    trust_region: bool = False
+    trust_region: bool | None = None
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
@@ -113,6 +115,8 @@ class Settings:
         if self.acquisition is None:
             object.__setattr__(self, "acquisition", self.model.default_acquisition())
         check_choice("output_warping", self.output_warping, warping.NAMES)
+        if self.trust_region is None:
+            object.__setattr__(self, "trust_region", self.model.default_trust_region())
         object.__setattr__(self, "trust_region", checks.boolean("trust_region", self.trust_region))
         self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
@@ -184,6 +188,7 @@ class Settings:
         d = dict(d)
         d.setdefault("design", "sobol")  # journals written before the design was recorded started so
         d.setdefault("output_warping", "none")  # ... and before output warping existed, unwarped
+        d.setdefault("trust_region", False)  # ... and before the trust region, without one
         if records.is_record(d.get("acquisition")):
             d["acquisition"] = records.from_record(d["acquisition"])
         known = {f.name for f in dataclasses.fields(cls)}
@@ -319,13 +324,17 @@ def anchors(key, settings: Settings, table, data: Data, region=None):
     return jnp.concatenate([sobol, local])
 
 
-def trust_region(settings: Settings, history: History, dim: int):
-    """``(lower, upper, side)`` of the run's trust region after ``history`` (:mod:`jbo.trust`; traceable)."""
+def trust_region(settings: Settings, history: History, space: Space):
+    """``(lower, upper, side)`` of the run's trust region after ``history`` (:mod:`jbo.trust`; traceable): a box
+    on the numeric columns; the one-hot columns of categorical parameters stay free."""
     ok = history.mask & jnp.isfinite(history.y)
     if history.feasible is not None:
         ok = ok & history.feasible
-    side = trust.side_length(history.y, ok, history.mask, settings.initial_size(dim), dim)
-    return (*trust.box(history.x, history.y, ok, side), side)
+    side = trust.side_length(history.y, ok, history.mask, settings.initial_size(space.dim), space.dim)
+    lower, upper = trust.box(history.x, history.y, ok, side)
+    categorical = np.repeat([isinstance(p, Categorical) for p in space.params.values()],
+                            [p.width for p in space.params.values()])
+    return jnp.where(categorical, 0.0, lower), jnp.where(categorical, 1.0, upper), side
 
 
 def fallback_point(key, dim: int, dtype):
@@ -363,7 +372,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     choice = choice if drawn is None else drawn
     region = None
     if settings.trust_region:
-        *region, side = trust_region(settings, history, space.dim)
+        *region, side = trust_region(settings, history, space)
         region = tuple(bound.astype(data.x.dtype) for bound in region)
     inputs = Inputs(data, pending, anchors(k_anchor, settings, table, data, region), best, ~fitted,
                     jnp.asarray(ucb_beta, data.y.dtype), feasibility(history, settings.failures) if classify else None,

@@ -292,12 +292,13 @@ def test_output_warping_flag_is_recorded_and_checked_on_resume(capsys):
 
 
 def test_trust_region_flag_is_recorded_and_checked_on_resume(capsys):
-    assert run("--budget", "4", "--n-init", "2", "--inference", "map", "--trust-region", "--out", "runs/trust") == 0
-    assert read_journal("runs/trust")[0]["settings"]["trust_region"] is True
-    assert run("--budget", "2", "--n-init", "2", "--out", "runs/plain") == 0
+    assert run("--budget", "4", "--n-init", "2", "--inference", "map", "--out", "runs/trust") == 0
+    assert read_journal("runs/trust")[0]["settings"]["trust_region"] is True  # the GP's default
+    assert run("--budget", "2", "--n-init", "2", "--no-trust-region", "--out", "runs/global") == 0
+    assert read_journal("runs/global")[0]["settings"]["trust_region"] is False
     capsys.readouterr()
     with pytest.raises(SystemExit) as err:
-        run("--resume", "--trust-region", "--budget", "3", "--out", "runs/plain")
+        run("--resume", "--trust-region", "--budget", "3", "--out", "runs/global")
     assert err.value.code == 2 and "--trust-region True" in capsys.readouterr().err
 
 

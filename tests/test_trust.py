@@ -108,8 +108,8 @@ def test_a_bad_trust_region_names_the_field():
 def test_a_trust_region_arm_compiles_apart_and_runs_in_a_study():
     problem = get_problem("branin")
     small = dict(inference="map", n_init=3, maximize=dict(num_anchors=32, num_local=8, top_k=2, num_steps=5))
-    groups = studies.plan(problem.space(), 8, {"global": small, "trust": dict(small, trust_region=True)})
+    groups = studies.plan(problem.space(), 8, {"global": dict(small, trust_region=False), "trust": small})
     assert [g.names for g in groups] == [("global",), ("trust",)]  # the region is part of the program
-    result = jbo.study(problem.evaluate, problem.space(), 8, [0], {"trust": dict(small, trust_region=True)})
+    result = jbo.study(problem.evaluate, problem.space(), 8, [0], {"trust": small})  # the GP's default
     sides = result.info["trust_region"][0, 0]
     assert np.all(np.isnan(sides[:3])) and np.all((sides[3:] > 0) & (sides[3:] <= 1.6))

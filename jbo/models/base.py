@@ -143,6 +143,11 @@ class ModelConfig:
         :mod:`jbo.acquisition`): expected improvement, maximised as log-EI."""
         return "ei"
 
+    def default_trust_region(self) -> bool:
+        """Whether a run keeps its acquisition search to a trust region when its settings do not say
+        (``Settings.trust_region``, :mod:`jbo.trust`): no."""
+        return False
+
     def check_output_warping(self, name: str) -> None:
         """Raise ``ValueError`` if this model cannot take the named output warp (default: any)."""
 

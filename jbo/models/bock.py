@@ -182,6 +182,10 @@ class Matern(GP):
         """EI: the paper's baseline."""
         return "ei"
 
+    def default_trust_region(self) -> bool:
+        """Off: the paper's baseline searches the whole box."""
+        return False
+
     def surrogate_for(self, space) -> Surrogate:
         return _chunked_surrogate(super().surrogate_for(space))
 
