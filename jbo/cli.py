@@ -1,7 +1,7 @@
 """The ``jbo`` command line: ``jbo run``, ``jbo problems``, ``jbo plot``.
 
-``jbo run`` with no arguments optimises Branin with the GP, slice-sampled hyperparameters and UCB
-for 30 evaluations and writes ``runs/branin-gp-slice-s0/{journal.jsonl,results.json,convergence.png}``.
+``jbo run`` with no arguments optimises Branin with the GP, slice-sampled hyperparameters and UCB in a trust
+region for 30 evaluations and writes ``runs/branin-gp-slice-s0/{journal.jsonl,results.json,convergence.png}``.
 Run ``jbo <command> -h`` for the options.
 
 Environment:
@@ -177,7 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="optimise a benchmark problem",
         description="Optimise a benchmark problem and write journal.jsonl, results.json and "
-                    "convergence.png into --out. Defaults: Branin, GP, slice sampling, UCB, 30 evaluations.")
+                    "convergence.png into --out. Defaults: Branin, GP, slice sampling, UCB in a trust region, "
+                    "30 evaluations.")
     run.add_argument("--problem", choices=list_problems(), default=None, metavar="NAME",
                      help=f"benchmark problem (default {DEFAULT_PROBLEM}); one of: {', '.join(list_problems())}")
     run.add_argument("--dim", type=_positive_int, default=None, help="dimension of a scalable problem")

@@ -113,3 +113,10 @@ def test_a_trust_region_arm_compiles_apart_and_runs_in_a_study():
     result = jbo.study(problem.evaluate, problem.space(), 8, [0], {"trust": small})  # the GP's default
     sides = result.info["trust_region"][0, 0]
     assert np.all(np.isnan(sides[:3])) and np.all((sides[3:] > 0) & (sides[3:] <= 1.6))
+
+
+def test_the_gp_searches_the_whole_box_when_it_escapes_basins():
+    assert loop.Settings.create("gp").trust_region is True
+    assert loop.Settings.create("gp", escape=True).trust_region is False  # leaving the basin is the point
+    assert loop.Settings.create("gp", escape=True, trust_region=True).trust_region is True
+    assert loop.Settings.create("tree").trust_region is False
