@@ -14,8 +14,8 @@ BENCHMARKS = os.path.join(ROOT, "BENCHMARKS.md")
 RESULTS = os.path.join(ROOT, "experiments", "results")
 FIGURES = os.path.join(ROOT, "experiments", "figures")
 #: Options of the papers' GP baselines (Spearmint's GP, the GP-EI of the tree and BOCK papers) in the reproduction
-#: scripts: expected improvement over the whole box, where jbo's GP defaults to UCB (since 55a6a09) in a trust
-#: region (BENCHMARKS.md, suite).
+#: scripts: expected improvement over the whole box, where jbo's GP defaults to UCB in a trust region
+#: (BENCHMARKS.md, suite).
 PAPER_GP = {"acquisition": "ei", "trust_region": False}
 PATHS = ("compiled", "ask-tell")  # how a script runs jbo's seeds: jbo.minimize_many, or jbo.minimize per seed
 
