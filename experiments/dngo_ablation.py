@@ -46,7 +46,7 @@ RESULTS_FILE = "dngo_ablation.json"
 
 def options(variant: str) -> dict:
     """The ``jbo.minimize`` / ``jbo.study`` options of a variant."""
-    return dict(model="dngo", **VARIANTS[variant])
+    return dict(model="dngo", **_common.PAPER_DNGO, **VARIANTS[variant])
 
 
 def run(problem: str, variant: str, seed: int, budget: int) -> dict:

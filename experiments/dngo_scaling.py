@@ -37,8 +37,8 @@ SECTION = "dngo_scaling"
 METHODS = {
     "gp-map": dict(model="gp", inference="map"),
     "gp-slice": dict(model="gp", inference="slice"),
-    "dngo": dict(model="dngo", inference="slice"),
-    "ensemble-5": dict(model="ensemble", inference="slice", n_networks=5),
+    "dngo": dict(model="dngo", inference="slice", **_common.PAPER_DNGO),
+    "ensemble-5": dict(model="ensemble", inference="slice", n_networks=5, **_common.PAPER_DNGO),
 }
 # Results files (and provenance keys) of the devices measured before files were named after the device:
 # they keep their names, so that a rerun on one of these devices replaces its rows.

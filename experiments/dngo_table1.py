@@ -31,9 +31,9 @@ PAPER = {  # Snoek et al. 2015, Table 1: mean ± std of the best value over 10 r
     "hartmann6": {"SMAC": "−2.977 ± 0.11", "TPE": "−2.823 ± 0.18", "Spearmint (GP)": "−3.3166 ± 0.02",
                   "DNGO": "−3.319 ± 0.00"},
 }
-METHODS = {"gp": dict(model="gp", **_common.PAPER_GP), "dngo": dict(model="dngo"), "random": dict(model="random"),
+METHODS = {"gp": dict(model="gp", **_common.PAPER_GP), "dngo": dict(model="dngo", **_common.PAPER_DNGO), "random": dict(model="random"),
            # Pethick's ensemble of five DNGO networks (mean aggregator): not in the paper's table; opt-in.
-           "ensemble": dict(model="ensemble")}
+           "ensemble": dict(model="ensemble", **_common.PAPER_DNGO)}
 DEFAULT_METHODS = ["gp", "dngo", "random"]
 BARS = {"branin": 0.400, "hartmann6": -3.30}
 

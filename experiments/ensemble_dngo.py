@@ -90,10 +90,10 @@ PROBLEMS = {
 }
 
 METHODS = {  # label (Pethick's naming convention, §4) and jbo options
-    "dngo": ("DNGO retrain-reset", dict(model="dngo")),
-    "ensemble-mean": ("5×DNGO retrain-reset, mean", dict(model="ensemble", n_networks=5, aggregator="mean")),
-    "ensemble-median": ("5×DNGO retrain-reset, median", dict(model="ensemble", n_networks=5, aggregator="median")),
-    "ensemble-max": ("5×DNGO retrain-reset, max", dict(model="ensemble", n_networks=5, aggregator="max")),
+    "dngo": ("DNGO retrain-reset", dict(model="dngo", **_common.PAPER_DNGO)),
+    "ensemble-mean": ("5×DNGO retrain-reset, mean", dict(model="ensemble", n_networks=5, aggregator="mean", **_common.PAPER_DNGO)),
+    "ensemble-median": ("5×DNGO retrain-reset, median", dict(model="ensemble", n_networks=5, aggregator="median", **_common.PAPER_DNGO)),
+    "ensemble-max": ("5×DNGO retrain-reset, max", dict(model="ensemble", n_networks=5, aggregator="max", **_common.PAPER_DNGO)),
 }
 
 

@@ -120,3 +120,6 @@ def test_the_gp_searches_the_whole_box_when_it_escapes_basins():
     assert loop.Settings.create("gp", escape=True).trust_region is False  # leaving the basin is the point
     assert loop.Settings.create("gp", escape=True, trust_region=True).trust_region is True
     assert loop.Settings.create("tree").trust_region is False
+    assert loop.Settings.create("dngo").trust_region is True  # measured (dngo_vs_tpe, suite)
+    assert loop.Settings.create("ensemble").trust_region is True
+    assert loop.Settings.create("dngo", trust_region=False).trust_region is False  # the paper's whole box

@@ -84,6 +84,8 @@ def test_settings_choose_and_check_the_warp():
     assert loop.Settings.create("gp").output_warping == "yeo-johnson"  # the GP's default, measured (suite)
     assert loop.Settings.create("gp", output_warping="none").output_warping == "none"  # the default before
     assert loop.Settings.create("matern").output_warping == "none"  # BOCK's paper baseline, as its tables ran
+    assert loop.Settings.create("dngo").output_warping == "yeo-johnson"  # measured with its trust region
+    assert loop.Settings.create("dngo", output_warping="none").output_warping == "none"  # Snoek et al.'s
     assert loop.Settings.create("gp", output_warping="rank").output_warping == "rank"
     with pytest.raises(ValueError, match="output_warping"):
         loop.Settings.create("gp", output_warping="log")
