@@ -557,6 +557,36 @@ def test_proposal(mode, strategy):
         assert int(chosen) == int(np.argmax(best_per_leaf)), best_per_leaf
 
 
+@pytest.mark.parametrize("strategy", ["auto", "all_leaves"])
+def test_proposal_keeps_to_a_trust_region(strategy):
+    """Every search of a proposal (the leaf scores' and the chosen leaf's) keeps to ``region`` on the numeric
+    columns, as the loop's trust region asks; the one-hot decision columns stay free."""
+    space, structure, objective = small_balanced()
+    spec = tree.TreeSpec(tree.model_structure(structure, "tree"), shared_kernel="additive")
+    decoder = tree.LeafDecoder.from_space(space, structure)
+    rng = np.random.default_rng(1)
+    u = rng.random((16, space.dim))
+    y = np.array([objective(c) for c in space.decode_many(u)])
+    data = tree_blocks(u, (y - y.mean()) / y.std(), np.asarray(decoder(jnp.asarray(u))), spec.num_leaves)
+    categorical = np.repeat([isinstance(p, Categorical) for p in space.params.values()],
+                            [p.width for p in space.params.values()])
+    lower, upper = np.where(categorical, 0.0, 0.55), np.where(categorical, 1.0, 0.7)
+    anchors = jnp.asarray(lower + (upper - lower) * rng.random((128, space.dim)))
+    config = MaximizeConfig(num_anchors=128, num_local=0, top_k=4, num_steps=50, learning_rate=0.05)
+    best = jnp.asarray(((y - y.mean()) / y.std()).min())
+    params = prior_samples(spec, [0, 1])
+
+    def proposal(region):
+        x, _, _ = propose(spec, decoder, params, data, None, None, anchors, best, strategy=strategy, config=config,
+                          region=region)
+        return np.asarray(x)[~categorical]
+
+    free = proposal(None)
+    assert np.any((free < lower[~categorical] - 1e-6) | (free > upper[~categorical] + 1e-6))  # the box binds
+    kept = proposal((jnp.asarray(lower), jnp.asarray(upper)))
+    assert np.all((kept >= lower[~categorical] - 1e-12) & (kept <= upper[~categorical] + 1e-12)), kept
+
+
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def leaf_scores(spec, decoder, params, data, pending, pending_mask, leaf, best, points):
     """The integrated step-2 acquisition at leaf ``leaf``, built from the Surrogate contract."""

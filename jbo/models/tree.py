@@ -829,7 +829,7 @@ def _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta: float
 
 def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pending_x, pending_mask, anchors, best, *,
             strategy: str = "two_step", acquisition: str = "ei", ucb_beta: float = 2.0,
-            config: MaximizeConfig = MaximizeConfig(), choice=None):
+            config: MaximizeConfig = MaximizeConfig(), choice=None, region=None):
     r"""One proposal of the tree model or its baselines (traceable; static shapes).
 
     Strategies (each searches one or all leaves; Jenatton's Table 1 compares their costs):
@@ -865,6 +865,8 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
       anchors: ``(A, D)`` candidates; best: incumbent (standardised).
       strategy, acquisition, ucb_beta, config: see above and :class:`jbo.optimize.MaximizeConfig`.
       choice: the option of a :class:`jbo.acquisition.Choice` acquisition (``Inputs.choice``).
+      region: ``(lower (D,), upper (D,))`` every search keeps to (a trust region, ``Inputs.region``; the
+        ``anchors`` lie in it), or ``None``: the unit cube.
     Returns:
       ``(x (D,), score, leaf)``: ``x`` carries leaf ``leaf``'s decisions in its decision columns.
     """
@@ -873,7 +875,7 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
         posteriors = jax.vmap(lambda post: fantasize(spec, decoder, post, pending_x, pending_mask))(posteriors)
     leaves = jnp.arange(spec.num_leaves)
     search = functools.partial(maximize, top_k=config.top_k, num_steps=config.num_steps,
-                               learning_rate=config.learning_rate)
+                               learning_rate=config.learning_rate, bounds=region)
 
     def leaf_search(leaf, extra):
         score = _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta, choice)
@@ -1064,7 +1066,8 @@ class Tree(SampledConfig):
         pending = inputs.pending if inputs.pending.x.shape[0] else Pending(None, None)
         x, score, leaf = propose(spec, decoder, samples.params, data, pending.x, pending.mask, inputs.anchors,
                                   inputs.best, strategy=self.search, acquisition=acquisition.function,
-                                  ucb_beta=inputs.ucb_beta, config=acquisition.maximize, choice=inputs.choice)
+                                  ucb_beta=inputs.ucb_beta, config=acquisition.maximize, choice=inputs.choice,
+                                  region=inputs.region)
         return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(
             samples.info, score=score, leaf=leaf, **sampled.hyperparameter_means(samples.params))
 
