@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "none for the others)")
     run.add_argument("--trust-region", action=argparse.BooleanOptionalAction, default=None,
                      help="keep the acquisition search to TuRBO-1's trust region around the best point (jbo.trust); "
-                          "default: the model's (on for gp, off for the others)")
+                          "default: the model's (on for gp, dngo and ensemble, off for the others)")
     run.add_argument("--cpu-devices", type=_positive_int, default=None,
                      help="split the host CPU into this many JAX devices (jax_num_cpu_devices) so that a model's "
                           "independent members train in parallel, one device per core (default: one per core, at "

@@ -88,7 +88,7 @@ class Settings:
         improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`; categorical parameters
         stay free); counted from the initial design's default size in a program that several designs share
         (:func:`jbo.study`). ``None`` (default): the model's own
-        (:meth:`~jbo.models.base.ModelConfig.default_trust_region`: the GP's is on, the other models' off).
+        (:meth:`~jbo.models.base.ModelConfig.default_trust_region`: on for the GP and DNGO, off for the others).
     """
 
     model: Any = "gp"
