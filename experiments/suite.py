@@ -243,7 +243,7 @@ def section(results: dict) -> str:
         lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {'/'.join(map(str, seeds))} seeds**", "",
                   "| function | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
         for name, cell in table.items():
-            best = min(v for v, _ in cell.values())
+            best = min(cell[m][0] for m in methods if m in cell)
             lines.append(f"| {name} | " + " | ".join(
                 "–" if m not in cell else (f"**{cell[m][0]:+.2f}**" if cell[m][0] == best else f"{cell[m][0]:+.2f}")
                 for m in methods) + " |")
