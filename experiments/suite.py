@@ -61,7 +61,7 @@ ARMS = {
     "gp-design": lambda dim: {"n_init": 2 * max(5, dim + 1), "acquisition": "ei", **GLOBAL},
     "gp-mixture": lambda dim: {"acquisition": _portfolio(), **GLOBAL},
     "dngo": {"model": "dngo"},
-    "dngo-paper": {"model": "dngo", "output_warping": "none", **GLOBAL},
+    "dngo-paper": {"model": "dngo", **_common.PAPER_DNGO},
     "dngo-trust": {"model": "dngo", "output_warping": "none", "trust_region": True},
 }
 #: The exploration arms, reported apart from the main table, each against the default it was measured against.
@@ -239,7 +239,7 @@ def section(results: dict) -> str:
              "elliptic function is the bent cigar and is counted once.", ""]
     for (dim, budget), table in tables(results).items():
         methods = _order({m for cell in table.values() for m in cell if m in MAIN or m not in ARMS})
-        seeds = sorted({n for cell in table.values() for _, n in cell.values()})
+        seeds = sorted({cell[m][1] for cell in table.values() for m in methods if m in cell})
         lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {'/'.join(map(str, seeds))} seeds**", "",
                   "| function | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
         for name, cell in table.items():
