@@ -1,0 +1,44 @@
+"""The suite's summary rows (experiments/suite.py) count a peer only where it ran every function and seed."""
+
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+
+
+def _runs(best_values, optimum=0.0):
+    return {str(seed): {"values": [10.0, best], "optimum": optimum, "seconds": 0.1}
+            for seed, best in enumerate(best_values)}
+
+
+def _cell(gp, tpe, random, optuna_gp=None):
+    cell = {"gp": _runs(gp), "optuna-tpe": _runs(tpe), "random": _runs(random)}
+    if optuna_gp is not None:
+        cell["optuna-gp"] = _runs(optuna_gp)
+    return cell
+
+
+def test_a_peer_in_progress_is_not_counted_and_unrun_cells_are_listed():
+    import suite
+
+    full = {"sphere": _cell([1e-3] * 4, [1e-1] * 4, [1.0] * 4, [1e-2] * 4),
+            "ackley": _cell([1e-2] * 4, [1e-1] * 4, [1.0] * 4, [1e-1] * 2)}  # GPSampler: 2 of 4 seeds
+    rows = suite.claims_of({"2/20": full})
+    cell_row, missing_row = rows
+    assert "GPSampler partly run" in cell_row["jbo_figure"] and cell_row["reproduced"] == "partly"
+    full["ackley"]["optuna-gp"] = _runs([1e-1] * 4)
+    cell_row, _ = suite.claims_of({"2/20": full})
+    assert "GPSampler 2/2" in cell_row["jbo_figure"] and cell_row["reproduced"] == "yes"
+    assert missing_row["reproduced"] == "not run" and "d = 2, 20" not in missing_row["jbo_figure"]
+    assert "d = 2, 40" in missing_row["jbo_figure"] and "d = 20, 400" in missing_row["jbo_figure"]
+
+
+def test_behind_random_fails_the_bar_and_an_incomplete_baseline_skips_the_cell():
+    import suite
+
+    behind = {"sphere": _cell([1.0] * 3, [2.0] * 3, [1e-1] * 3, [2.0] * 3)}
+    row = suite.claims_of({"5/50": behind})[0]
+    assert row["reproduced"] == "no" and "behind random on sphere" in row["jbo_figure"]
+    behind["sphere"]["random"] = _runs([1e-1] * 2)  # random search still running
+    assert all("d = 5, 50 evaluations" not in r["claim"] for r in suite.claims_of({"5/50": behind}))
