@@ -318,9 +318,11 @@ def claims_of(results: dict) -> list[dict]:
         return []
     rows, shown = [], set()
     for (dim, budget), table in tables(results).items():
-        # a peer counts where it ran every function on at least the default's seeds (a run in progress does not)
+        # the default ran every function on the same seeds, and a peer counts where it ran them all (a run in
+        # progress does not)
         complete = lambda m: all(m in c and c[m][1] >= c["gp"][1] for c in table.values())  # noqa: E731
-        if not all("gp" in c for c in table.values()) or not complete("optuna-tpe") or not complete("random"):
+        gp_seeds = {c["gp"][1] if "gp" in c else 0 for c in table.values()}
+        if len(gp_seeds) > 1 or 0 in gp_seeds or not complete("optuna-tpe") or not complete("random"):
             continue
         tpe_wins, n = wins(table, "gp", "optuna-tpe")
         random_wins, _ = wins(table, "gp", "random")
