@@ -87,7 +87,8 @@ class Settings:
       trust_region: restrict the acquisition search to a box around the incumbent whose side grows after
         improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`; categorical parameters
         stay free); counted from the initial design's default size in a program that several designs share
-        (:func:`jbo.study`). ``None`` (default): the model's own
+        (:func:`jbo.study`). ``True`` (TuRBO-1's constants), ``False``, a :class:`jbo.trust.TrustRegion` or a
+        dict of its fields. ``None`` (default): the model's own
         (:meth:`~jbo.models.base.ModelConfig.default_trust_region`: on for the GP and DNGO, off for the others).
     """
 
@@ -103,7 +104,7 @@ class Settings:
     num_fantasies: int = 16
     design: str | None = None
     output_warping: str | None = None
-    trust_region: bool | None = None
+    trust_region: Any = None
 
     def __post_init__(self):
         if not isinstance(self.model, ModelConfig):
@@ -117,7 +118,7 @@ class Settings:
         check_choice("output_warping", self.output_warping, warping.NAMES)
         if self.trust_region is None:
             object.__setattr__(self, "trust_region", self.model.default_trust_region())
-        object.__setattr__(self, "trust_region", checks.boolean("trust_region", self.trust_region))
+        object.__setattr__(self, "trust_region", trust.TrustRegion.from_option(self.trust_region))
         self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
         check_choice("failures", self.failures, FAILURE_POLICIES)
@@ -179,6 +180,8 @@ class Settings:
         d["model"] = self.model.to_dict()
         d["maximize"] = self.maximize._asdict()
         d["acquisition"] = records.to_record(self.acquisition)
+        if isinstance(self.trust_region, trust.TrustRegion):
+            d["trust_region"] = self.trust_region._asdict()
         return d
 
     @classmethod
@@ -330,7 +333,8 @@ def trust_region(settings: Settings, history: History, space: Space):
     ok = history.mask & jnp.isfinite(history.y)
     if history.feasible is not None:
         ok = ok & history.feasible
-    side = trust.side_length(history.y, ok, history.mask, settings.initial_size(space.dim), space.dim)
+    config = settings.trust_region if isinstance(settings.trust_region, trust.TrustRegion) else trust.TrustRegion()
+    side = trust.side_length(history.y, ok, history.mask, settings.initial_size(space.dim), space.dim, config)
     lower, upper = trust.box(history.x, history.y, ok, side)
     categorical = np.repeat([isinstance(p, Categorical) for p in space.params.values()],
                             [p.width for p in space.params.values()])

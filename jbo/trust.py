@@ -11,8 +11,16 @@ The search is restricted to a box of side :math:`L` (unit-cube units) centred at
 :math:`L` is a function of the observations in their order (:func:`side_length` replays the rule), so a run
 carries no state for it and a resumed run finds the same region. Where jbo differs from TuRBO-1: the box is a
 cube (TuRBO stretches it by the GP's lengthscales, which the loop does not see); "improves" means by more
-than ``1e-3`` standard deviations of the values observed (TuRBO: ``1e-3·|f*|``, which depends on the
-objective's offset); a restart keeps every observation (TuRBO starts a new design).
+than ``1e-3`` standard deviations of the values observed, or of their normal scores
+(``TrustRegion.improvement``; TuRBO: ``1e-3·|f*|``, which depends on the objective's offset); a restart keeps
+every observation (TuRBO starts a new design).
+
+On normal scores (:func:`jbo.warping.normal_scores`) the rule is that of the values' ranks: any strictly lower
+value improves, a tie does not (a plateau), and a monotone transform of the objective leaves the region as
+it is. On the values themselves, an objective whose worst values are orders of magnitude above its best
+(Zakharov, Rosenbrock) has a standard deviation set by its worst values, and the improvements near its best
+fall below the threshold: the region then halves every ``failure_tolerance`` evaluations while the run
+improves, and restarts.
 """
 
 from __future__ import annotations
@@ -22,6 +30,12 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jbo import checks
+from jbo.warping import normal_scores
+
+#: What the improvement threshold is measured in (:attr:`TrustRegion.improvement`).
+IMPROVEMENTS = ("value", "rank")
+
 
 class TrustRegion(NamedTuple):
     """TuRBO-1's constants (Eriksson et al. 2019, §2 and their supplement).
@@ -30,7 +44,10 @@ class TrustRegion(NamedTuple):
       length_init, length_min, length_max: the side's start, floor (below it the region starts again) and cap.
       success_tolerance: consecutive improvements that double the side.
       failure_tolerance: consecutive non-improvements that halve it; ``None``: ``max(4, D)``.
-      threshold: an improvement beats the incumbent by more than this many standard deviations of the values.
+      threshold: an improvement beats the incumbent by more than this many standard deviations of the values
+        (``improvement="value"``) or of their normal scores (``"rank"``).
+      improvement: ``"value"`` (TuRBO-1's rule on the objective's scale) or ``"rank"`` (on the values' normal
+        scores: every strict improvement counts, ties do not).
     """
 
     length_init: float = 0.8
@@ -39,6 +56,39 @@ class TrustRegion(NamedTuple):
     success_tolerance: int = 3
     failure_tolerance: int | None = None
     threshold: float = 1e-3
+    improvement: str = "value"
+
+    @classmethod
+    def create(cls, **fields) -> "TrustRegion":
+        """Validated construction; errors name the field (``trust_region.<field>``)."""
+        unknown = sorted(set(fields) - set(cls._fields))
+        if unknown:
+            raise ValueError(f"unknown trust_region option(s) {unknown}; valid: {list(cls._fields)}")
+        config = cls(**fields)
+        if config.improvement not in IMPROVEMENTS:
+            raise ValueError(f"trust_region.improvement must be one of {IMPROVEMENTS}, got {config.improvement!r}")
+        for name in ("length_init", "length_min", "length_max", "threshold"):
+            checks.positive(f"trust_region.{name}", getattr(config, name))
+        if not config.length_min < config.length_init <= config.length_max:
+            raise ValueError("trust_region needs length_min < length_init <= length_max, got "
+                             f"{config.length_min}, {config.length_init}, {config.length_max}")
+        tolerance = config.failure_tolerance
+        return config._replace(
+            length_init=float(config.length_init), length_min=float(config.length_min),
+            length_max=float(config.length_max), threshold=float(config.threshold),
+            success_tolerance=checks.integer("trust_region.success_tolerance", config.success_tolerance, 1),
+            failure_tolerance=None if tolerance is None else checks.integer("trust_region.failure_tolerance",
+                                                                            tolerance, 1))
+
+    @classmethod
+    def from_option(cls, option) -> "TrustRegion | bool":
+        """The ``trust_region`` setting: ``True`` (the default constants) or ``False`` as given, a dict of
+        fields or a :class:`TrustRegion` as a validated config."""
+        if isinstance(option, cls):
+            return cls.create(**option._asdict())
+        if isinstance(option, dict):
+            return cls.create(**option)
+        return checks.boolean("trust_region", option)
 
 
 def side_length(values, ok, real, num_initial: int, dim: int, config: TrustRegion = TrustRegion()):
@@ -56,6 +106,8 @@ def side_length(values, ok, real, num_initial: int, dim: int, config: TrustRegio
       The side :math:`L`, a scalar.
     """
     values = jnp.asarray(values)
+    if config.improvement == "rank":
+        values = normal_scores(jnp.where(ok, values, 0.0), jnp.asarray(ok))
     tolerance = max(4, dim) if config.failure_tolerance is None else config.failure_tolerance
     spread = jnp.sqrt(jnp.var(jnp.where(ok, values, 0.0), where=ok)) if values.shape[0] else 1.0
     margin = config.threshold * jnp.where(jnp.isfinite(spread) & (spread > 0), spread, 1.0)

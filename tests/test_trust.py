@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -123,3 +125,38 @@ def test_the_gp_searches_the_whole_box_when_it_escapes_basins():
     assert loop.Settings.create("dngo").trust_region is True  # measured (dngo_vs_tpe, suite)
     assert loop.Settings.create("ensemble").trust_region is True
     assert loop.Settings.create("dngo", trust_region=False).trust_region is False  # the paper's whole box
+
+
+def test_rank_improvement_counts_what_the_spread_of_heavy_tailed_values_hides():
+    # Values whose worst are orders of magnitude above their best: on the values' scale the steady
+    # improvements near the best are below 1e-3 standard deviations, so the region halves as if the run
+    # had stalled; on ranks every strict improvement counts, and a tie (a plateau) does not.
+    design = [1e8, 1e7, 1e6, 1e3]
+    improving = design + [900.0, 800.0, 700.0]
+    real = np.ones(len(improving), bool)
+    by_value = float(trust.side_length(np.array(improving), real, real, 4, 2))
+    by_rank = float(trust.side_length(np.array(improving), real, real, 4, 2, trust.TrustRegion(improvement="rank")))
+    assert by_value == 0.8 and by_rank == 1.6
+    tied = design + [1e3] * 4
+    real = np.ones(len(tied), bool)
+    assert float(trust.side_length(np.array(tied), real, real, 4, 2, trust.TrustRegion(improvement="rank"))) == 0.4
+
+
+@given(st.floats(1e-3, 1e3), st.floats(-1e3, 1e3))
+@settings(max_examples=20, deadline=None)
+def test_rank_improvement_is_invariant_to_monotone_transforms(a, b):
+    values = np.random.default_rng(0).lognormal(0.0, 3.0, 40)
+    real = np.ones(40, bool)
+    config = trust.TrustRegion(improvement="rank")
+    sides = [float(trust.side_length(v, real, real, 5, 2, config)) for v in (values, a * values + b, np.log(values))]
+    assert sides[0] == sides[1] == sides[2]
+
+
+def test_trust_region_setting_accepts_a_config_and_round_trips_through_journals():
+    chosen = loop.Settings.create("gp", trust_region={"improvement": "rank", "failure_tolerance": 6})
+    assert chosen.trust_region == trust.TrustRegion(improvement="rank", failure_tolerance=6)
+    assert loop.Settings.from_dict(json.loads(json.dumps(chosen.to_dict()))).trust_region == chosen.trust_region
+    for bad, field in (({"improvement": "median"}, "improvement"), ({"length_init": -1.0}, "length_init"),
+                       ({"failure_tolerance": 0}, "failure_tolerance"), ({"size": 2}, "size"), ("yes", "trust_region")):
+        with pytest.raises(ValueError, match=field):
+            loop.Settings.create("gp", trust_region=bad)
