@@ -30,3 +30,11 @@ def positive(field: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{field} must be a positive number, got {value!r}")
     return float(value)
+
+
+def known_options(kind: str, given, valid) -> None:
+    """Raise a ``ValueError`` naming the options in ``given`` that are not in ``valid`` (e.g. a config's
+    ``_fields``); ``kind`` names the setting they belong to."""
+    unknown = sorted(set(given) - set(valid))
+    if unknown:
+        raise ValueError(f"unknown {kind} option(s) {unknown}; valid: {list(valid)}")

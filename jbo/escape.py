@@ -61,9 +61,7 @@ class EscapeConfig(NamedTuple):
     @classmethod
     def create(cls, **fields) -> "EscapeConfig":
         """Validated construction; errors name the field."""
-        unknown = sorted(set(fields) - set(cls._fields))
-        if unknown:
-            raise ValueError(f"unknown escape option(s) {unknown}; valid: {list(cls._fields)}")
+        checks.known_options("escape", fields, cls._fields)
         config = cls(**fields)
         return config._replace(**{f: checks.integer(f"escape.{f}", getattr(config, f), 1, True) for f in ("patience", "steps")},
                                **{f: checks.positive(f"escape.{f}", getattr(config, f))

@@ -137,9 +137,7 @@ class Settings:
         if self.maximize is None:
             object.__setattr__(self, "maximize", default)
         elif isinstance(self.maximize, dict):
-            unknown = sorted(set(self.maximize) - set(MaximizeConfig._fields))
-            if unknown:
-                raise ValueError(f"unknown maximize option(s) {unknown}; valid: {list(MaximizeConfig._fields)}")
+            checks.known_options("maximize", self.maximize, MaximizeConfig._fields)
             object.__setattr__(self, "maximize", default._replace(**self.maximize))
         elif not isinstance(self.maximize, MaximizeConfig):
             raise ValueError(f"maximize must be a dict of MaximizeConfig fields, got {type(self.maximize).__name__}")

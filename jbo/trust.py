@@ -61,9 +61,7 @@ class TrustRegion(NamedTuple):
     @classmethod
     def create(cls, **fields) -> "TrustRegion":
         """Validated construction; errors name the field (``trust_region.<field>``)."""
-        unknown = sorted(set(fields) - set(cls._fields))
-        if unknown:
-            raise ValueError(f"unknown trust_region option(s) {unknown}; valid: {list(cls._fields)}")
+        checks.known_options("trust_region", fields, cls._fields)
         config = cls(**fields)
         if config.improvement not in IMPROVEMENTS:
             raise ValueError(f"trust_region.improvement must be one of {IMPROVEMENTS}, got {config.improvement!r}")

@@ -91,9 +91,7 @@ class NetworkConfig(NamedTuple):
     @classmethod
     def create(cls, **fields) -> "NetworkConfig":
         """Validated construction (lists become tuples, so the config stays hashable)."""
-        unknown = sorted(set(fields) - set(cls._fields))
-        if unknown:
-            raise ValueError(f"unknown network option(s) {unknown}; valid: {list(cls._fields)}")
+        checks.known_options("network", fields, cls._fields)
         if "hidden" in fields:
             hidden = fields["hidden"]
             hidden = (hidden,) if isinstance(hidden, int) else tuple(hidden)
@@ -101,7 +99,7 @@ class NetworkConfig(NamedTuple):
                 raise ValueError(f"network.hidden must be a non-empty list of positive ints, got {fields['hidden']!r}")
             fields["hidden"] = tuple(int(h) for h in hidden)
         config = cls(**fields)
-        checks = {
+        valid = {
             "activation": config.activation in ACTIVATIONS,
             "optimizer": config.optimizer in OPTIMIZERS,
             "dtype": config.dtype in ("float32", "float64"),
@@ -112,7 +110,7 @@ class NetworkConfig(NamedTuple):
             "num_steps": int(config.num_steps) >= 1,
             "batch_size": int(config.batch_size) >= 0,
         }
-        for field, ok in checks.items():
+        for field, ok in valid.items():
             if not ok:
                 choices = {"activation": ACTIVATIONS, "optimizer": OPTIMIZERS, "dtype": ("float32", "float64")}
                 hint = f"; valid choices: {list(choices[field])}" if field in choices else ""
