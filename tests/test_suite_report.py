@@ -45,3 +45,29 @@ def test_behind_random_fails_the_bar_and_an_incomplete_baseline_skips_the_cell()
     behind["sphere"]["random"] = _runs([1e-1] * 3)
     behind["ackley"] = _cell([1.0] * 2, [2.0] * 2, [3.0] * 2, [2.0] * 2)  # the default still running on ackley
     assert all("d = 5, 50 evaluations" not in r["claim"] for r in suite.claims_of({"5/50": behind}))
+
+
+def test_runs_are_stored_together_and_a_later_call_adds_only_the_missing_seeds(tmp_path, monkeypatch):
+    import json
+
+    import _common
+    import suite
+
+    for name in ("RESULTS", "BENCHMARKS", "FIGURES"):  # use_results_dir rebinds them: restored after the test
+        monkeypatch.setattr(_common, name, getattr(_common, name))
+    monkeypatch.setattr(_common, "regenerate", lambda: None)
+    monkeypatch.setattr(_common, "record_provenance", lambda *a, **k: None)
+    writes = []
+    merge = _common.merge_results
+    monkeypatch.setattr(_common, "merge_results", lambda path, items: writes.append(len(items)) or merge(path, items))
+    argv = ["--dims", "2", "--budgets", "10", "--functions", "sphere", "branin", "--arms", "--peers", "random",
+            "--results-dir", str(tmp_path)]
+    suite.main([*argv, "--seeds", "3"])
+    assert writes == [3, 3]  # random search takes far less than SAVE_EVERY: one write per function
+    monkeypatch.setattr(suite, "SAVE_EVERY", 0.0)
+    suite.main([*argv, "--seeds", "5"])
+    assert writes == [3, 3, 1, 1, 1, 1]  # each run written as it ends; the stored seeds not run again
+    stored = json.load(open(tmp_path / suite.RESULTS_FILE))["2/20"]
+    assert {name: sorted(stored[name]["random"]) for name in stored} == {
+        "sphere": ["0", "1", "2", "3", "4"], "branin": ["0", "1", "2", "3", "4"]}
+    assert all(len(run["values"]) == 20 for runs in stored.values() for run in runs["random"].values())
