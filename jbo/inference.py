@@ -134,31 +134,82 @@ def _slice_chain(key, flat: _Flat, z, num_warmup, *, num_samples: int, thin: int
     return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled})
 
 
+def parallel_chains_by_default() -> bool:
+    """Whether independent chains run side by side (``vmap``) rather than one after another (``lax.map``).
+
+    Side by side on accelerators, where one chain's small Cholesky factorisations leave the device mostly
+    idle; one after another on a CPU, where batching them buys nothing (every lane waits for the slowest
+    slice update) and a batched while-loop around a Cholesky deadlocked XLA's CPU runtime (see
+    :func:`_map_fit`).
+    """
+    return jax.default_backend() != "cpu"
+
+
+def _slice_chains(key, flat: _Flat, zs, num_warmup, *, num_samples: int, parallel: bool | None = None, **options):
+    """``C = len(zs)`` independent chains (:func:`_slice_chain`), ``num_samples // C`` samples each.
+
+    Chain ``c`` starts from ``zs[c]`` with key ``fold_in(key, c)``; its samples are rows
+    ``c·S/C … (c+1)·S/C - 1`` of the result, so :func:`next_start` finds each chain's last sample.
+    """
+    num_chains = zs.shape[0]
+    run = lambda c, z: _slice_chain(jax.random.fold_in(key, c), flat, z, num_warmup,
+                                    num_samples=num_samples // num_chains, **options)
+    indices = jnp.arange(num_chains)
+    parallel = parallel_chains_by_default() if parallel is None else parallel
+    chains = jax.vmap(run)(indices, zs) if parallel else jax.lax.map(lambda a: run(*a), (indices, zs))
+    merge = lambda a: a.reshape((-1,) + a.shape[2:])
+    return Samples(jax.tree_util.tree_map(merge, chains.params), merge(chains.z), merge(chains.log_density),
+                   jax.tree_util.tree_map(lambda a: jnp.sum(a, axis=0), chains.info))
+
+
+def next_start(zs, num_chains: int = 1):
+    """Where the next fit starts: the last of the samples ``zs`` ``(S, P)`` of one chain, ``(P,)``; or the last
+    sample of each of ``num_chains`` chains (:func:`_slice_chains`' layout), ``(C, P)``."""
+    if num_chains == 1:
+        return zs[-1]
+    return zs.reshape((num_chains, -1) + zs.shape[1:])[:, -1]
+
+
 @functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "thin", "width", "max_steps_out",
-                                             "max_shrink"))
+                                             "max_shrink", "num_chains", "parallel"))
 def slice_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samples: int = 10,
                  num_warmup: int = 10, thin: int = 1, width: float = 1.0, max_steps_out: int = 10,
-                 max_shrink: int = 50) -> Samples:
+                 max_shrink: int = 50, num_chains: int = 1, parallel: bool | None = None) -> Samples:
     """Univariate slice sampling of the hyperparameters (Neal 2003; as in Snoek et al. 2012).
 
     Args:
       key: PRNG key.
       surrogate: the model.
       data: padded observations.
-      init_z: ``(P,)`` unconstrained starting point (e.g. the last sample of the previous call);
-        a prior draw when ``None``.
-      num_samples: ``S``, samples returned.
-      num_warmup: sweeps discarded first (burn-in); an array argument, so changing it does not
-        recompile.
+      init_z: ``(P,)`` unconstrained starting point (e.g. the last sample of the previous call), or
+        ``(C, P)``, one per chain; prior draws when ``None``.
+      num_samples: ``S``, samples returned (all chains together).
+      num_warmup: sweeps discarded first by every chain (burn-in); an array argument, so changing it
+        does not recompile.
       thin: sweeps between returned samples.
       width, max_steps_out, max_shrink: see :func:`jbo.slice.update_coordinate`.
+      num_chains: ``C`` independent chains of ``S / C`` samples each (``C`` must divide ``S``); with
+        ``C > 1`` a ``(P,)`` ``init_z`` starts every chain.
+      parallel: run the chains side by side (``vmap``) or one after another; ``None``:
+        :func:`parallel_chains_by_default`.
     Returns:
-      :class:`Samples` with ``info = {"num_evals", "num_stalled"}`` summed over all sweeps.
+      :class:`Samples` with ``info = {"num_evals", "num_stalled"}`` summed over all sweeps and chains.
     """
     init_key, key = jax.random.split(key)
-    flat, z = _initial(init_key, surrogate, data, init_z)
-    return _slice_chain(key, flat, z, num_warmup, num_samples=num_samples, thin=thin, width=width,
-                        max_steps_out=max_steps_out, max_shrink=max_shrink)
+    options = dict(thin=thin, width=width, max_steps_out=max_steps_out, max_shrink=max_shrink)
+    if num_chains == 1:
+        flat, z = _initial(init_key, surrogate, data, init_z)
+        return _slice_chain(key, flat, z, num_warmup, num_samples=num_samples, **options)
+    _check_chains(num_samples, num_chains)
+    flat = _flat_view(surrogate, data)
+    zs = (prior_draws(init_key, surrogate, data, num_chains) if init_z is None else
+          jnp.broadcast_to(init_z, (num_chains, flat.size)))
+    return _slice_chains(key, flat, zs, num_warmup, num_samples=num_samples, parallel=parallel, **options)
+
+
+def _check_chains(num_samples: int, num_chains: int) -> None:
+    if num_samples % num_chains:
+        raise ValueError(f"num_chains ({num_chains}) must divide num_samples ({num_samples})")
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "num_warmup", "thin",
@@ -274,6 +325,8 @@ class InferenceConfig(NamedTuple):
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
       thin: MCMC steps between kept samples.
       map_restarts: prior draws the first MAP fit also starts from (later fits refine the last estimate).
+      num_chains: slice sampling only: ``C`` independent chains of ``S / C`` samples each, every chain
+        warm-started from its own last sample (:func:`slice_sample`); side by side on accelerators.
     """
 
     method: str = "slice"
@@ -282,16 +335,21 @@ class InferenceConfig(NamedTuple):
     num_warmup: int = 5
     thin: int = 1
     map_restarts: int = 4
+    num_chains: int = 1
 
     def validate(self) -> "InferenceConfig":
         """The config itself, or a ``ValueError`` naming the invalid field."""
         if self.method not in METHODS:
             raise ValueError(f"unknown inference {self.method!r}; valid choices: {list(METHODS)}")
         for field, low in (("num_samples", 1), ("thin", 1), ("map_restarts", 0), ("num_burnin", 0),
-                           ("num_warmup", 0)):
+                           ("num_warmup", 0), ("num_chains", 1)):
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{field} must be an integer >= {low}, got {value!r}")
+        if self.num_chains > 1:
+            if self.method != "slice":
+                raise ValueError(f"num_chains > 1 applies to inference='slice', got inference={self.method!r}")
+            _check_chains(self.num_samples, self.num_chains)
         return self
 
 
@@ -316,14 +374,17 @@ def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Star
     """The prior draws a run's first fit starts from (``data``: any data of the right shapes)."""
     k_z, k_restarts = jax.random.split(key)
     num = config.map_restarts if config.method == "map" else 0
-    return Start(prior_draw(k_z, surrogate, data), prior_draws(k_restarts, surrogate, data, num))
+    z = (prior_draw(k_z, surrogate, data) if config.num_chains == 1 else
+         prior_draws(k_z, surrogate, data, config.num_chains))
+    return Start(z, prior_draws(k_restarts, surrogate, data, num))
 
 
 def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, first) -> Samples:
     """Hyperparameter samples for one suggestion, cold or warm in one traceable program.
 
     The chain (or the MAP search) starts from ``start.z``: a prior draw before the first fit, the
-    last sample afterwards. Where ``first`` (may be traced) ``num_burnin`` sweeps are discarded (MAP:
+    last sample afterwards (``(C, P)``, one per chain, with ``config.num_chains = C > 1``; the next fit
+    starts from :func:`next_start` of the samples). Where ``first`` (may be traced) ``num_burnin`` sweeps are discarded (MAP:
     the search also starts from ``start.restarts``), otherwise ``num_warmup``. Slice sampling and MAP
     take these counts as arrays, so both cases are one compiled loop; NUTS adapts its step size over
     a static number of steps and compiles both branches of a ``lax.cond``.
@@ -341,8 +402,10 @@ def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, 
     z = start.z.astype(data_dtype(data))
     if config.method == "slice":
         num_warmup = jnp.where(first, config.num_burnin, config.num_warmup)
-        return _slice_chain(key, flat, z, num_warmup, num_samples=config.num_samples, thin=config.thin,
-                            width=1.0, max_steps_out=10, max_shrink=50)
+        options = dict(num_samples=config.num_samples, thin=config.thin, width=1.0, max_steps_out=10, max_shrink=50)
+        if config.num_chains > 1:
+            return _slice_chains(key, flat, z, num_warmup, **options)
+        return _slice_chain(key, flat, z, num_warmup, **options)
     if config.method == "map":
         return _map_fit(flat, z, start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
     options = dict(num_samples=config.num_samples, thin=config.thin)

@@ -308,3 +308,46 @@ def test_warm_fits_discard_no_sweeps_by_default_with_the_gp_slice_sampler():
     assert GP(inference="nuts", num_warmup=0).inference_config.num_warmup == 0
     with pytest.raises(ValueError, match="num_warmup"):
         GP(num_warmup=-1)
+
+
+# ----------------------------------------------------------------------------- several chains
+
+
+def test_slice_chains_recover_the_posterior_side_by_side_and_one_after_another():
+    """C independent chains from the same far start: the pooled samples have the posterior's moments,
+    and running them in parallel (vmap) or in turn (lax.map) gives the same samples."""
+    far = jnp.array([4.0, -6.0, 5.0, 2.5])
+    kwargs = dict(num_samples=4 * 1000, num_warmup=200, num_chains=4)
+    parallel = inference.slice_sample(jax.random.key(5), CONJUGATE, CONJ_DATA, far, parallel=True, **kwargs)
+    in_turn = inference.slice_sample(jax.random.key(5), CONJUGATE, CONJ_DATA, far, parallel=False, **kwargs)
+    assert parallel.z.shape == (4000, 4) and parallel.params["x"].shape == (4000, 2)
+    np.testing.assert_allclose(np.asarray(parallel.z), np.asarray(in_turn.z), rtol=1e-10, atol=1e-12)
+    assert int(parallel.info["num_evals"]) == int(in_turn.info["num_evals"]) > 0
+    _check_target("slice, 4 chains", *_split(parallel))
+    chains = np.asarray(parallel.z).reshape(4, 1000, 4)
+    assert len({tuple(np.round(c[-1], 9)) for c in chains}) == 4  # the chains are independent
+    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel.z, 4)), chains[:, -1])
+    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel.z)), chains[-1, -1])
+
+
+def test_one_chain_of_chains_is_the_single_chain():
+    """num_chains=1 is the plain chain, whatever the parallel flag (one program, no reshaping)."""
+    a = inference.slice_sample(jax.random.key(6), CONJUGATE, CONJ_DATA, num_samples=20, num_warmup=5)
+    b = inference.slice_sample(jax.random.key(6), CONJUGATE, CONJ_DATA, num_samples=20, num_warmup=5,
+                               num_chains=1, parallel=True)
+    np.testing.assert_array_equal(np.asarray(a.z), np.asarray(b.z))
+
+
+def test_num_chains_is_validated_and_carried_by_the_models():
+    from jbo.models import DNGO, GP
+
+    assert GP(num_chains=5).inference_config.num_chains == 5
+    assert GP().inference_config.num_chains == 1
+    with pytest.raises(ValueError, match="num_chains .3. must divide num_samples .10."):
+        GP(num_chains=3)
+    with pytest.raises(ValueError, match="num_chains > 1 applies to inference='slice'"):
+        GP(inference="map", num_chains=2)
+    with pytest.raises(ValueError, match="num_chains must be an integer >= 1"):
+        DNGO(num_chains=0)
+    with pytest.raises(ValueError, match="must divide"):
+        inference.slice_sample(jax.random.key(0), CONJUGATE, CONJ_DATA, num_samples=10, num_chains=4)

@@ -6,6 +6,7 @@ import ast
 import json
 import os
 
+import numpy as np
 import pytest
 
 import jbo
@@ -56,3 +57,21 @@ def test_unknown_names_and_options_are_named():
 def test_a_config_object_with_options_is_replaced_not_ignored():
     config = models.create(models.GP(kernel="se"), inference="map")
     assert config == models.GP(kernel="se", inference="map")
+
+
+@pytest.mark.parametrize("model", [models.GP(num_chains=5, num_samples=10),
+                                   models.DNGO(n_networks=2, num_chains=2, num_samples=4,
+                                               network={"hidden": (8, 8), "num_steps": 30})])
+def test_several_slice_chains_run_the_loop_and_each_goes_on_from_its_own_last_sample(model, tmp_path):
+    space = jbo.Space({"x": jbo.Real(-1.0, 2.0), "y": jbo.Real(0.0, 1.0)})
+    journal = str(tmp_path / "run.jsonl")
+    opt = jbo.Optimizer(space, model=model, seed=0, n_init=4, journal=journal)
+    for _ in range(7):
+        config = opt.ask()
+        opt.tell(config, (config["x"] - 0.3) ** 2 + config["y"])
+    chains = model.inference_config.num_chains
+    z = opt.state.model_state.z
+    assert z.shape[-2] == chains and not bool((z == z[..., :1, :]).all())  # (…, C, P): distinct chains
+    assert opt.last_info["phase"] == "model" and np.sum(opt.last_info["num_evals"]) > 0
+    assert -1.0 <= opt.best[0]["x"] <= 2.0 and 0.0 <= opt.best[0]["y"] <= 1.0
+    assert jbo.Optimizer.resume(journal).settings.model == model  # the option is kept in the journal

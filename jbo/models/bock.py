@@ -102,7 +102,7 @@ class BOCK(StepConfig):
         runs away from the centre (BENCHMARKS.md, ``bock_table1``). Where the values' spread is
         below ``e⁻⁶ ≈ 2.5·10⁻³`` the noise bound e⁻¹² is comparable to it and the model smooths
         the values away: rescale such an objective, or use ``"standardised"``.
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
         :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
     """

@@ -324,7 +324,8 @@ class EnsembleState(NamedTuple):
 
     Attributes:
       weights: stacked network weights ``(E, …)``.
-      z: ``(E, P)`` where every member's next BLR fit starts (a prior draw, then the last sample).
+      z: ``(E, P)`` where every member's next BLR fit starts (a prior draw, then the last sample);
+        ``(E, C, P)`` with ``num_chains = C > 1``.
       restarts: ``(E, R, P)`` prior draws the first MAP fits also start from.
       params: the last fit's BLR samples, constrained, ``(E, S, …)``.
     """
@@ -400,7 +401,7 @@ class DNGO(SampledConfig):
         (standardised output units per squared unit-cube distance; :func:`jbo.surrogates.blr.blr_prior`).
       network: the basis network and its training (:class:`NetworkConfig`; a dict of its fields is
         accepted).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: how the BLR's
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains: how the BLR's
         hyperparameters are inferred (:class:`~jbo.models.sampled.SampledConfig`).
       pretrained: set by the ask/tell driver, not a user option: the networks in the state were
         trained by :meth:`prepare` (split over devices) and the step uses them as they are.
@@ -616,5 +617,6 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
                        aggregator=config.aggregator, log_feasibility=log_feasibility)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
     info.update(hyperparameter_means(jax.tree_util.tree_map(lambda a: a.reshape((-1,) + a.shape[2:]), samples.params)))
-    return x, EnsembleState(weights, samples.z[:, -1], state.restarts, samples.params), info
+    z = jax.vmap(lambda zs: inference.next_start(zs, config.inference_config.num_chains))(samples.z)
+    return x, EnsembleState(weights, z, state.restarts, samples.params), info
 

@@ -39,7 +39,7 @@ class GP(StepConfig):
         :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
         ``False`` (the default: measured, it helps on Hartmann6 and costs on Levy, Alpine01 and
         Hartmann3; BENCHMARKS.md, escape_ablation).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, classifier: see
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
         :class:`~jbo.models.sampled.StepConfig`.
 
     The run's targets are Yeo-Johnson warped, its acquisition is UCB (EI under constraints) and its search

@@ -41,6 +41,9 @@ class SampledConfig(ModelConfig):
         its step size on every fit: 5.
       thin: MCMC steps between kept samples.
       map_restarts: prior draws the first MAP fit also starts from.
+      num_chains: slice sampling in ``C`` independent chains of ``num_samples / C`` samples each, every
+        one continued at the next fit (:class:`jbo.inference.InferenceConfig`); side by side on
+        accelerators, one after another on a CPU.
     """
 
     inference: str = "slice"
@@ -49,6 +52,7 @@ class SampledConfig(ModelConfig):
     num_warmup: int | None = None
     thin: int = 1
     map_restarts: int = 4
+    num_chains: int = 1
     continued_chain: ClassVar[bool] = False  # see num_warmup
 
     @property
@@ -62,7 +66,7 @@ class SampledConfig(ModelConfig):
         if warmup is None:
             warmup = 0 if self.inference == "slice" and self.continued_chain else 5
         return inference.InferenceConfig(self.inference, self.num_samples, self.num_burnin, warmup,
-                                         self.thin, self.map_restarts)
+                                         self.thin, self.map_restarts, self.num_chains)
 
     def validate(self) -> None:
         self.inference_config.validate()
@@ -106,7 +110,7 @@ class SampledState(NamedTuple):
 
     Attributes:
       z: ``(P,)`` where the next fit starts: a prior draw before the first fit, then the last
-        unconstrained sample (a warm start).
+        unconstrained sample (a warm start); ``(C, P)``, one per chain, with ``num_chains = C > 1``.
       restarts: ``(R, P)`` prior draws the first MAP fit also starts from (``R = 0`` for MCMC).
       params: the last fit's samples, constrained (the surrogate's params PyTree, leading axis ``S``).
     """
@@ -130,7 +134,7 @@ def init(surrogate: Surrogate, data, config: SampledConfig, key) -> SampledState
     """
     start = _cold_start(key, surrogate, data, config.inference_config)
     dtype = inference.data_dtype(data)
-    shape = jax.ShapeDtypeStruct((config.kept_samples,) + start.z.shape, dtype)
+    shape = jax.ShapeDtypeStruct((config.kept_samples,) + start.z.shape[-1:], dtype)
     params = jax.eval_shape(lambda z: jax.vmap(inference.to_params(surrogate, data))(z), shape)
     return SampledState(start.z, start.restarts, jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), params))
 
@@ -256,4 +260,5 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
     info.update(hyperparameter_means(samples.params))
-    return x, SampledState(samples.z[-1], state.restarts, samples.params), info
+    z = inference.next_start(samples.z, config.inference_config.num_chains)
+    return x, SampledState(z, state.restarts, samples.params), info

@@ -1004,7 +1004,7 @@ class Tree(SampledConfig):
         parameters.
       kernel, warp: the leaf GPs' kernel: a name (:data:`jbo.kernels.KERNELS`) or a kernel object,
         optionally Kumaraswamy-warped (:func:`jbo.kernels.resolve`).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts: see
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains: see
         :class:`~jbo.models.sampled.SampledConfig`.
     """
 
@@ -1068,7 +1068,8 @@ class Tree(SampledConfig):
                                   inputs.best, strategy=self.search, acquisition=acquisition.function,
                                   ucb_beta=inputs.ucb_beta, config=acquisition.maximize, choice=inputs.choice,
                                   region=inputs.region)
-        return x, SampledState(samples.z[-1], state.restarts, samples.params), dict(
+        z = inference.next_start(samples.z, self.inference_config.num_chains)
+        return x, SampledState(z, state.restarts, samples.params), dict(
             samples.info, score=score, leaf=leaf, **sampled.hyperparameter_means(samples.params))
 
     def parts(self, space):
