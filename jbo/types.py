@@ -92,7 +92,8 @@ class Samples(NamedTuple):
 
 class Start(NamedTuple):
     """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
-    sample) and ``restarts`` ``(R, P)`` prior draws the first MAP fit also starts from.
+    sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains) and ``restarts`` ``(R, P)`` prior draws
+    the first MAP fit also starts from.
 
     Drawn once per run, outside the per-suggestion program, so that program holds no sampling code.
     """
