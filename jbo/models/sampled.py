@@ -43,7 +43,9 @@ class SampledConfig(ModelConfig):
       map_restarts: prior draws the first MAP fit also starts from.
       num_chains: slice sampling in ``C`` independent chains of ``num_samples / C`` samples each, every
         one continued at the next fit (:class:`jbo.inference.InferenceConfig`); side by side on
-        accelerators, one after another on a CPU.
+        accelerators, one after another on a CPU. Every chain discards ``num_burnin`` sweeps on the first
+        fit and ``num_warmup`` on later ones, so on a CPU a fit costs ``C·warmup + S`` sweeps, not
+        ``warmup + S`` (the same for the GP, whose warm chains discard none).
     """
 
     inference: str = "slice"
