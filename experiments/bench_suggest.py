@@ -132,8 +132,9 @@ def write_report(rows, args=None):
     get = {(r["method"], r["n"]): r for r in rows}
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
-             " maximisation, float64, default settings: slice = 10 samples after 5 warm-started sweeps; MAP = L-BFGS"
-             " from the last estimate). Peers measured in the same process, same N; `experiments/peers.py` pins"
+             " maximisation, float64, the GP's default settings: slice = 10 samples, its chain continued from the last"
+             " suggestion's (no sweeps discarded); MAP = L-BFGS from the last estimate). Peers measured in the same"
+             " process, same N; `experiments/peers.py` pins"
              " their versions (Optuna 5.0.0 GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI,"
              " optimize_acqf(num_restarts=10, raw_samples=512), torch 2.13.0 CPU, 1 thread).", "",
              "| method | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|" + "---|" * len(ns)]
