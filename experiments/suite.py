@@ -52,7 +52,9 @@ FIXED = ("branin", "six_hump_camel", "goldstein_price", "beale", "booth", "matya
 #: ``gp-trust-rank``: the trust region's improvements judged on the values' ranks (:mod:`jbo.trust`), against
 #: ``gp``; ``gp-map``: the default with MAP hyperparameters (L-BFGS) instead of slice sampling, against ``gp``;
 #: ``gp-chains``: the default's 10 slice samples from 10 chains of one sweep each instead of one chain of 10 sweeps
-#: (``num_chains=10``; on accelerators they run side by side: ``experiments/bench_chains.py``), against ``gp``.
+#: (``num_chains=10``; on accelerators they run side by side: ``experiments/bench_chains.py``), and ``gp-chains-thin10``
+#: the same chains each moved by 10 sweeps per suggestion, keeping the last (``thin=10``: ten times the sweeps, the
+#: wall time of one chain where the chains run side by side), ``gp-chains-thin3`` by 3, against ``gp``.
 GLOBAL = {"trust_region": False}
 ARMS = {
     "gp": {},
@@ -67,6 +69,8 @@ ARMS = {
     "gp-trust-rank": {"trust_region": {"improvement": "rank"}},
     "gp-map": {"inference": "map"},
     "gp-chains": {"num_chains": 10},
+    "gp-chains-thin10": {"num_chains": 10, "thin": 10},
+    "gp-chains-thin3": {"num_chains": 10, "thin": 3},
     "dngo": {"model": "dngo"},
     "dngo-paper": {"model": "dngo", **_common.PAPER_DNGO},
     "dngo-trust": {"model": "dngo", "output_warping": "none", "trust_region": True},
@@ -74,7 +78,7 @@ ARMS = {
 #: The exploration arms, reported apart from the main table, each against the default it was measured against.
 EXPLORATION = {"gp-global": "gp-ei", "gp-thompson": "gp-ei", "gp-mixture": "gp-ei", "gp-wide": "gp-ei",
                "gp-design": "gp-ei", "gp": "gp-global", "gp-trust-rank": "gp", "gp-map": "gp", "gp-chains": "gp",
-               "dngo": "dngo-paper", "dngo-trust": "dngo-paper"}
+               "gp-chains-thin10": "gp", "gp-chains-thin3": "gp", "dngo": "dngo-paper", "dngo-trust": "dngo-paper"}
 #: The arms of the main table: the default and the defaults before it.
 MAIN = ("gp", "gp-global", "gp-ei", "gp-none", "gp-rank")
 PEERS = ("optuna-gp", "optuna-tpe", "random")
@@ -305,8 +309,10 @@ def exploration(results: dict) -> list[str]:
             "judged on the values' ranks (`trust_region={\"improvement\": \"rank\"}`) instead of 1e-3 standard "
             "deviations of the values, against `gp`; `gp-map`: the default with MAP hyperparameters (L-BFGS from "
             "the last estimate) instead of slice sampling, against `gp`; `gp-chains`: the default's 10 slice samples "
-            "drawn by 10 chains of one sweep each (`num_chains=10`) instead of one chain of 10 sweeps, against `gp`. "
-            "`wins`: functions where the arm's mean is lower.", "",
+            "drawn by 10 chains of one sweep each (`num_chains=10`) instead of one chain of 10 sweeps, and "
+            "`gp-chains-thin10` the same chains moved by 10 sweeps each per suggestion (`thin=10`: ten times the "
+            "sweeps; on an accelerator, where the chains run side by side, the wall time of one chain) and "
+            "`gp-chains-thin3` by 3, all against `gp`. `wins`: functions where the arm's mean is lower.", "",
             "| d, budget | arm | against | seeds | wins of the arm | mean score (arm) | mean score (against) | "
             "behind random on |", "|---|---|---|---|---|---|---|---|", *rows, ""]
 
