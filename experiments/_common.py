@@ -71,6 +71,22 @@ def machine() -> str:
             f"jax {jax.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
 
 
+def device_label(machine: str) -> str:
+    """The device a timing ran on, from a :func:`_common.machine` line: ``"2-core CPU"``, ``"2-core CPU,
+    2 JAX devices"`` (the host split by ``--cpu-devices``), ``"H100"`` (an accelerator's model)."""
+    head = machine.split("; Python")[0]
+    cores, _, devices = head.partition(" cores (")
+    devices = devices.rsplit("), ", 1)[-1]
+    count = re.search(r"× (\d+) JAX devices", devices)
+    if devices.startswith("cpu"):
+        label = f"{cores.strip()}-core CPU"
+        return label + (f", {count.group(1)} JAX devices" if count else "")
+    kind = re.search(r"\((.+?)\)", devices)
+    kind = kind.group(1) if kind else devices
+    model = re.search(r"\b([A-Z]+\d+[A-Za-z]*)\b", kind)
+    return (model.group(1) if model else kind) + (f" × {count.group(1)}" if count else "")
+
+
 def command() -> str:
     return "python " + " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
 

@@ -5,8 +5,9 @@ by ``S`` sweeps. With ``num_chains = C`` (:class:`jbo.inference.InferenceConfig`
 chains of ``S / C`` sweeps each, side by side (``vmap``) on an accelerator and one after another on a CPU;
 every chain burns in from its own prior draw on the first fit. This script times one steady suggestion of both
 on Hartmann6 with ``N`` random observations (as ``bench_suggest.py``) on the machine's JAX device and merges the
-rows into ``experiments/results/bench_chains.json`` under that device, so runs on other devices add their rows.
-The quality of the two at equal samples is the suite's ``gp-chains`` arm (``experiments/suite.py``).
+rows into ``experiments/results/bench_chains.json`` under that device (``_common.device_label``), so runs on
+other devices add their rows.
+The quality of the two at equal samples is the suite's ``gp-chains`` arms (``experiments/suite.py``).
 
     python experiments/bench_chains.py [--n 50 100 200] [--chains 1 10] [--results-dir DIR] [--report-only]
 """
@@ -24,14 +25,6 @@ SECTION = "bench_chains"
 RESULTS_FILE = "bench_chains.json"
 
 
-def device_name() -> str:
-    """The JAX device the suggestions ran on, e.g. ``cpu`` or ``gpu (NVIDIA H200)``."""
-    import jax
-
-    device = jax.devices()[0]
-    return "cpu" if device.platform == "cpu" else f"{device.platform} ({device.device_kind})"
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 200])
@@ -47,7 +40,7 @@ def main(argv=None):
     import bench_suggest
 
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    device = device_name()
+    device = _common.device_label(_common.machine())
     _common.record_provenance(SECTION, accumulates=True)
     for n in args.n:
         for chains in args.chains:
@@ -63,6 +56,10 @@ def main(argv=None):
 CLAIM_N, CLAIM_CHAINS = 200, 10
 
 
+def _on_cpu(device: str) -> bool:
+    return "CPU" in device  # :func:`_common.device_label`: "2-core CPU", or an accelerator's model
+
+
 def claims() -> list[dict]:
     """Issue #29, item 5: on an accelerator, are 10 chains of one sample faster than one chain of 10 at N = 200?
     Decided by the accelerator rows alone (on a CPU the chains run one after another: no gain is expected);
@@ -71,12 +68,12 @@ def claims() -> list[dict]:
             f" against one chain of {CLAIM_CHAINS}, seconds per suggestion")
     rows = {device: by_n.get(str(CLAIM_N), {}) for device, by_n in _common.load_results(RESULTS_FILE, {}).items()}
     measured = {device: (r["1"]["seconds_per_suggestion"], r[str(CLAIM_CHAINS)]["seconds_per_suggestion"])
-                for device, r in rows.items() if device != "cpu" and "1" in r and str(CLAIM_CHAINS) in r}
-    cpu = rows.get("cpu", {})
+                for device, r in rows.items() if not _on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r}
     cpu_text = ""
-    if "1" in cpu and str(CLAIM_CHAINS) in cpu:
-        one, many = cpu["1"]["seconds_per_suggestion"], cpu[str(CLAIM_CHAINS)]["seconds_per_suggestion"]
-        cpu_text = f"; cpu: {many:.3f} s vs {one:.3f} s"
+    for device, r in rows.items():
+        if _on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r:
+            one, many = r["1"]["seconds_per_suggestion"], r[str(CLAIM_CHAINS)]["seconds_per_suggestion"]
+            cpu_text += f"; {device}: {many:.3f} s vs {one:.3f} s"
     if not measured:
         return [_common.claim("jbo", what, "faster", "no accelerator run" + cpu_text, "not run", SECTION)]
     figure = "; ".join(f"{device}: {many:.3f} s vs {one:.3f} s" for device, (one, many) in measured.items())

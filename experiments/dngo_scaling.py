@@ -59,22 +59,6 @@ PEERS = ("Peers on the 2-core CPU machine (measured in November 2026 with BoTorc
 # ----------------------------------------------------------------------------------------------
 # Devices
 # ----------------------------------------------------------------------------------------------
-def device_label(machine: str) -> str:
-    """The device a timing ran on, from a :func:`_common.machine` line: ``"2-core CPU"``, ``"2-core CPU,
-    2 JAX devices"`` (the host split by ``--cpu-devices``), ``"H100"`` (an accelerator's model)."""
-    head = machine.split("; Python")[0]
-    cores, _, devices = head.partition(" cores (")
-    devices = devices.rsplit("), ", 1)[-1]
-    count = re.search(r"× (\d+) JAX devices", devices)
-    if devices.startswith("cpu"):
-        label = f"{cores.strip()}-core CPU"
-        return label + (f", {count.group(1)} JAX devices" if count else "")
-    kind = re.search(r"\((.+?)\)", devices)
-    kind = kind.group(1) if kind else devices
-    model = re.search(r"\b([A-Z]+\d+[A-Za-z]*)\b", kind)
-    return (model.group(1) if model else kind) + (f" × {count.group(1)}" if count else "")
-
-
 def results_name(label: str) -> str:
     """The results file's stem (and provenance key) of a device: :data:`KNOWN`'s, or ``dngo_scaling_<device>``."""
     return KNOWN.get(label) or "dngo_scaling_" + re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
@@ -102,7 +86,7 @@ def load_devices() -> list[dict]:
         if isinstance(saved, list):  # the first format: rows only
             saved = {"rows": saved, "repeats": None, "args": {}, "machine": None}
         machine = _machine_line(saved)
-        label = saved.get("device") or (device_label(machine) if machine else name)
+        label = saved.get("device") or (_common.device_label(machine) if machine else name)
         devices.append({"name": name, "label": label, "rows": saved["rows"], "repeats": saved.get("repeats"),
                         "args": saved.get("args") or {}, "machine": machine})
     return sorted(devices, key=lambda d: ("CPU" not in d["label"], d["label"]))
@@ -177,7 +161,7 @@ def main(argv=None):
         _common.regenerate()
         return
     machine = _common.machine()
-    label = device_label(machine)
+    label = _common.device_label(machine)
     name = results_name(label)
     print(f"device: {label} (results {name}.json)", flush=True)
     rows, stopped = [], set()
