@@ -213,14 +213,62 @@ def run_grid(path: str, problems, variants, seeds: int, run, describe) -> dict:
     return results
 
 
+def add_output_arguments(parser) -> None:
+    """Add ``--report-only`` and ``--results-dir``, the options every experiment script takes (:func:`start`)."""
+    parser.add_argument("--report-only", action="store_true",
+                        help="only rewrite BENCHMARKS.md from the stored results (no runs)")
+    parser.add_argument("--results-dir", default=None,
+                        help="write the results JSON, the report (<dir>/BENCHMARKS.md) and figures under this"
+                             " directory instead of the repository's (checks on tiny settings)")
+
+
+def add_parts_argument(parser, parts, default=None) -> None:
+    """Add the positional ``parts``: which of the script's ``parts`` to run (checked by :func:`start`).
+
+    Args:
+      default: the parts run when none is named; ``None``: a part must be named, or ``--report-only`` given.
+    """
+    # no choices: argparse refuses an empty '*' positional with choices, so start() checks the names
+    parser.add_argument("parts", nargs="*", default=default, help=f"any of {list(parts)}")
+
+
+def start(parser, argv=None, *, parts=None, cache: bool = True, handle_report_only: bool = True):
+    """The preamble of an experiment script's ``main``: parse its command line, check the named parts, call
+    :func:`setup` and :func:`use_results_dir`, and with ``--report-only`` rewrite the report.
+
+    Args:
+      parser: the script's parser, with :func:`add_output_arguments` (and :func:`add_parts_argument` where
+        ``parts`` is given).
+      argv: the arguments; ``None``: the command line's.
+      parts: the script's part names, or ``None`` when it takes no parts.
+      cache: passed to :func:`setup`, whose ``cpu_devices`` is the script's ``--cpu-devices`` where it takes one.
+      handle_report_only: ``False`` leaves ``--report-only`` to the script (a flow of its own, such as one
+        that honours ``--no-report``).
+    Returns:
+      The parsed arguments, or ``None`` once ``--report-only`` has rewritten the report: nothing is left to do.
+    """
+    args = parser.parse_args(argv)
+    if parts is not None:
+        unknown = set(args.parts) - set(parts)
+        if unknown:
+            parser.error(f"unknown part(s) {sorted(unknown)}; valid: {list(parts)}")
+        if not args.parts and not args.report_only:
+            parser.error(f"name a part ({', '.join(parts)}) or give --report-only")
+    setup(cache=cache, cpu_devices=getattr(args, "cpu_devices", None))
+    use_results_dir(args.results_dir)
+    if args.report_only and handle_report_only:
+        regenerate()
+        return None
+    return args
+
+
 def add_grid_arguments(parser, variants, seeds: int = 10, problems=None) -> None:
-    """The options every ablation grid script takes: ``--seeds``, ``--variants``, ``--report-only``
-    and, when ``problems`` is given, ``--problems``."""
+    """The options every ablation grid script takes: ``--seeds``, ``--variants`` and, when ``problems`` is
+    given, ``--problems``."""
     parser.add_argument("--seeds", type=int, default=seeds)
     if problems is not None:
         parser.add_argument("--problems", nargs="+", default=list(problems), choices=list(problems))
     parser.add_argument("--variants", nargs="+", default=list(variants), choices=list(variants))
-    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
 
 
 def grid_results(args, path: str, problems, run, describe=lambda record: "", run_calls=None) -> dict:
@@ -249,17 +297,14 @@ def display_path(path: str) -> str:
 
 
 def add_path_arguments(parser) -> None:
-    """``--path`` (compiled / ask-tell), ``--chunk`` and ``--results-dir``: the options every script that
-    runs jbo on JAX objectives takes."""
+    """``--path`` (compiled / ask-tell) and ``--chunk``: the options every script that runs jbo on JAX
+    objectives takes."""
     parser.add_argument("--path", choices=PATHS, default="compiled",
                         help="compiled: all seeds of a (problem, method) in one jbo.minimize_many call (default);"
                              " ask-tell: the per-seed jbo.minimize loop, for comparison")
     parser.add_argument("--chunk", type=int, default=None,
                         help="seeds per jbo.minimize_many call (default: all of a cell's seeds in one call;"
                              " smaller if memory requires)")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON, the report (<dir>/BENCHMARKS.md) and figures under this"
-                             " directory instead of the repository's (checks on tiny settings)")
 
 
 def check_compiled(options: dict) -> None:

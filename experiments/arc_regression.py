@@ -389,15 +389,9 @@ def main(argv=None):
     parser.add_argument("--kernel", default="matern52", choices=["matern52", "se", "rq"])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds, the random fill and the fits")
-    parser.add_argument("--report-only", action="store_true", help="rewrite BENCHMARKS.md from the stored results")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory"
-                             " instead of the repository's (checks on tiny settings)")
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
         return
     from jbo.benchmarks import get_problem
 

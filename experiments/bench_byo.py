@@ -195,27 +195,18 @@ def write_report(results: dict) -> str:
     return "\n".join(lines)
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parts = ["steady", "warm"]
-    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
+    _common.add_parts_argument(parser, parts)
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--size", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--inference", default="slice")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
-    args = parser.parse_args()
-    args.parts = args.parts or []
-    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
-        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
-    if not args.parts and not args.report_only:
-        parser.error("name a part (steady, warm) or give --report-only")
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, parts=parts)
+    if args is None:
+        return
     for part in args.parts:
         print(f"running {part} ...", flush=True)
         result = {"steady": part_steady, "warm": part_warm}[part](args)

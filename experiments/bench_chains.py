@@ -30,13 +30,10 @@ def main(argv=None):
     parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10], help="divisors of the 10 samples")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--report-only", action="store_true")
-    parser.add_argument("--results-dir", default=None)
-    args = parser.parse_args(argv)
-    _common.setup(cache=False)  # compile times are part of what is measured
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, cache=False)  # compile times are part of what is measured
+    if args is None:
+        return
     import bench_suggest
 
     path = os.path.join(_common.RESULTS, RESULTS_FILE)

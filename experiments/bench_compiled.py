@@ -253,23 +253,14 @@ def write_report(results: dict) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parts = ["many", "fresh", "step", "parity"]
-    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
+    _common.add_parts_argument(parser, parts)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--peers-python", default=None, help="an interpreter with optuna installed")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
-    args = parser.parse_args(argv)
-    args.parts = args.parts or []
-    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
-        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
-    if not args.parts and not args.report_only:
-        parser.error("name a part (many, fresh, step, parity) or give --report-only")
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, parts=parts)
+    if args is None:
+        return
     for part in args.parts:
         print(f"running {part} ...", flush=True)
         result = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)

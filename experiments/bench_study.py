@@ -316,25 +316,19 @@ def write_report(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parts = ["grid", "seeds", "many", "stages", "compile", "report"]
-    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md (as the part 'report')")
+    _common.add_parts_argument(parser, parts)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--stage-seeds", type=int, default=10)
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
-    args = parser.parse_args()
-    args.parts = args.parts or []
-    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
-        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
-    if not args.parts and not args.report_only:
-        parser.error("name a part (grid, seeds, many, stages, report) or give --report-only")
-    _common.setup(cache=False)  # this process only records; the parts run in fresh processes of their own
-    _common.use_results_dir(args.results_dir)
-    for part in [] if args.report_only else args.parts:
+    _common.add_output_arguments(parser)
+    # cache=False: this process only records; the parts run in fresh processes of their own
+    args = _common.start(parser, argv, parts=parts, cache=False)
+    if args is None:
+        return
+    for part in args.parts:
         if part == "report":
             continue
         result = globals()[f"part_{part}"](args)

@@ -71,14 +71,10 @@ def main(argv=None):
                         help="largest N for GP-slice (each suggestion is hundreds of O(N^3) factorisations)")
     parser.add_argument("--max-seconds", type=float, default=120.0,
                         help="stop a method at larger N once one suggestion exceeds this")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
-    args = parser.parse_args(argv)
-    _common.setup(cache=False)  # compile times are part of what is measured
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, cache=False)  # compile times are part of what is measured
+    if args is None:
+        return
     rows, stopped = [], set()
     for n in args.n:
         for method in args.methods:

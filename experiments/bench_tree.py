@@ -71,24 +71,21 @@ def main(argv=None):
     parser.add_argument("--inference", nargs="+", default=["slice", "map"])
     parser.add_argument("--models", nargs="+", default=["tree", "arc"])
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
-    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
-                        " instead of the repository's (checks on tiny settings)")
-    args = parser.parse_args(argv)
-    _common.setup(cache=False)
-    _common.use_results_dir(args.results_dir)
-    if not args.report_only:
-        space, configs, values = observations(args.problem, args.per_leaf)
-        rows = []
-        for inference in args.inference:
-            for model in args.models:
-                r = time_model(model, inference, space, configs, values, args.repeats)
-                r.update(problem=args.problem, per_leaf=args.per_leaf)
-                rows.append(r)
-                print(json.dumps(r), flush=True)
-        os.makedirs(_common.RESULTS, exist_ok=True)
-        json.dump(rows, open(os.path.join(_common.RESULTS, RESULTS_FILE), "w"), indent=1)
-        _common.record_provenance(SECTION)
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, cache=False)
+    if args is None:
+        return
+    space, configs, values = observations(args.problem, args.per_leaf)
+    rows = []
+    for inference in args.inference:
+        for model in args.models:
+            r = time_model(model, inference, space, configs, values, args.repeats)
+            r.update(problem=args.problem, per_leaf=args.per_leaf)
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    os.makedirs(_common.RESULTS, exist_ok=True)
+    json.dump(rows, open(os.path.join(_common.RESULTS, RESULTS_FILE), "w"), indent=1)
+    _common.record_provenance(SECTION)
     _common.regenerate()
 
 

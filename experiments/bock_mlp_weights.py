@@ -164,13 +164,10 @@ def main(argv=None):
     parser.add_argument("--maximize", type=json.loads, default=None, help="JSON dict of search sizes (smoke tests)")
     parser.add_argument("--results", default=None, help=f"results JSON (default experiments/results/{RESULTS_FILE});"
                         " runs stored elsewhere record no provenance and are not in the report")
-    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
-                        " instead of the repository's (checks on tiny settings)")
-    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
+    _common.add_output_arguments(parser)
     parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md alone")
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    # --report-only is handled below, where --no-report can still skip the report
+    args = _common.start(parser, argv, handle_report_only=False)
     import numpy as np
 
     import jbo

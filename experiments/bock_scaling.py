@@ -75,13 +75,11 @@ def main(argv=None):
                         help="skip a method at larger d (same N) once one steady suggestion takes longer")
     parser.add_argument("--results", default=None, help=f"results JSON (default experiments/results/{RESULTS_FILE});"
                         " rows stored elsewhere record no provenance and are not in the report")
-    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
-                        " instead of the repository's (checks on tiny settings)")
-    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
+    _common.add_output_arguments(parser)
     parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md alone")
-    args = parser.parse_args(argv)
-    _common.setup(cache=False)  # compile times are part of what is measured
-    _common.use_results_dir(args.results_dir)
+    # cache=False: compile times are part of what is measured; --report-only is handled below, where
+    # --no-report can still skip the report
+    args = _common.start(parser, argv, cache=False, handle_report_only=False)
     path = args.results or os.path.join(_common.RESULTS, RESULTS_FILE)
     rows = []
     if not args.report_only:

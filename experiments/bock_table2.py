@@ -43,9 +43,9 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=None, help="evaluations per run (default: the paper's for d)")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS + STANDARDISED)
     t1.add_common_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    # --report-only is handled below: the report reads the --results file (t1.use_results first), and
+    # --no-report can still skip it
+    args = _common.start(parser, argv, handle_report_only=False)
     t1.use_results(args.results)
     if not args.report_only:
         before = t1.load()

@@ -234,34 +234,31 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=METHODS)
     parser.add_argument("--inference", default="slice", choices=["slice", "map", "nuts"])
-    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
-    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
-                        " instead of the repository's (checks on tiny settings)")
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     import numpy as np
 
     from jbo.benchmarks import get_problem
 
-    if not args.report_only:
-        results = load_results(RESULTS_FILE)
-        methods = available_methods(args.methods)
-        ran = False
-        for dataset in args.datasets:
-            problem = get_problem(args.problem, dataset=dataset)
-            for method in methods:
-                key = run_key(args.problem, dataset, method, args.budget, args.inference)
-                for seed in range(args.first_seed, args.first_seed + args.seeds):
-                    if str(seed) in results.get(key, {}):
-                        continue
-                    record = run_one(problem, method, seed, args.budget, args.inference)
-                    best = float(np.nanmin(record["values"]))
-                    print(f"{dataset} {method} seed {seed}: best {best:.4f} ({record['seconds']:.0f} s)", flush=True)
-                    results = _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [key, str(seed)], record)
-                    ran = True
-        if ran:
-            _common.record_provenance(SECTION)
+    results = load_results(RESULTS_FILE)
+    methods = available_methods(args.methods)
+    ran = False
+    for dataset in args.datasets:
+        problem = get_problem(args.problem, dataset=dataset)
+        for method in methods:
+            key = run_key(args.problem, dataset, method, args.budget, args.inference)
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                if str(seed) in results.get(key, {}):
+                    continue
+                record = run_one(problem, method, seed, args.budget, args.inference)
+                best = float(np.nanmin(record["values"]))
+                print(f"{dataset} {method} seed {seed}: best {best:.4f} ({record['seconds']:.0f} s)", flush=True)
+                results = _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [key, str(seed)], record)
+                ran = True
+    if ran:
+        _common.record_provenance(SECTION)
     _common.regenerate()
 
 

@@ -72,13 +72,11 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=12)
     parser.add_argument("--n-init", type=int, default=2, help="initial design size; 0: jbo's default")
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=list(METHODS))
-    parser.add_argument("--report-only", action="store_true")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     _common.record_provenance(SECTION, accumulates=True)
     key = f"{args.budget}/{args.n_init}"

@@ -189,13 +189,10 @@ def main(argv=None):
     parser.add_argument("--inference", default="map")
     parser.add_argument("--model", default="gp", choices=["gp", "dngo"],
                         help="the surrogate (rows of another model than the GP are named 'MODEL METHOD')")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
-    parser.add_argument("--results-dir", default=None, help="write results and the report here (checks)")
-    args = parser.parse_args(argv)
-    _common.use_results_dir(args.results_dir)
-    _common.setup()
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, "constrained.json")
     options = {"inference": args.inference, "model": args.model}
     for method in args.methods:  # refuse before running anything

@@ -86,17 +86,15 @@ def main(argv=None):
     parser.add_argument("--inference", default="slice")
     parser.add_argument("--escape", action="store_true",
                         help="jbo with the escape rule on (jbo.escape), as an ablation row")
-    parser.add_argument("--report-only", action="store_true", help="rewrite the section from the saved JSON")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     from jbo.benchmarks import get_problem
 
     os.makedirs(_common.RESULTS, exist_ok=True)
     out = os.path.join(_common.RESULTS, "core_quality.json")
-    if args.report_only:
-        return _common.regenerate()
     seeds = list(range(args.seeds))
     options = dict(inference=args.inference, **({"escape": True} if args.escape else {}))
     label = f"jbo gp-{args.inference} ({'escape on' if args.escape else 'defaults'})"

@@ -203,11 +203,9 @@ def main(argv=None):
     _common.add_path_arguments(parser)
     parser.add_argument("--budget", type=int, default=None,
                         help="evaluations per run for every problem (default: each problem's, BUDGETS); for checks")
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
         return
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     budgets = {p: args.budget or b for p, b in BUDGETS.items()}

@@ -161,13 +161,10 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--budget", type=int, default=60)
     parser.add_argument("--methods", nargs="+", default=["gp", "dngo"])
-    parser.add_argument("--report-only", action="store_true", help="rewrite BENCHMARKS.md from the stored results")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
         return
     path = os.path.join(_common.RESULTS, f"{section_of(args.problem)}.json")
     results = _common.load_results(os.path.basename(path), {})

@@ -148,17 +148,11 @@ def main(argv=None):
     parser.add_argument("--max-seconds", type=float, default=120.0)
     parser.add_argument("--slice-max-n", type=int, default=1600, help="largest N for GP-slice")
     parser.add_argument("--gp-max-n", type=int, default=6400, help="largest N for GP-MAP")
-    parser.add_argument("--report-only", action="store_true", help="rewrite BENCHMARKS.md from the stored timings")
     parser.add_argument("--cpu-devices", type=int, default=None,
                         help="split the host CPU into this many JAX devices (ensemble members then train split over them)")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON, the report (<dir>/BENCHMARKS.md) and the figure under this"
-                             " directory instead of the repository's (checks on tiny settings)")
-    args = parser.parse_args(argv)
-    _common.setup(cache=False, cpu_devices=args.cpu_devices)
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, cache=False)
+    if args is None:
         return
     machine = _common.machine()
     label = _common.device_label(machine)

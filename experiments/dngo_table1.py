@@ -53,33 +53,32 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=PAPER_BUDGET)
     parser.add_argument("--problems", nargs="+", default=list(PAPER), choices=list(PAPER))
     parser.add_argument("--methods", nargs="+", default=DEFAULT_METHODS, choices=list(METHODS))
-    parser.add_argument("--report-only", action="store_true", help="rewrite the table from the saved JSON")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, "dngo_table1.json")
     results = json.load(open(path)) if os.path.exists(path) else {}
-    if not args.report_only:
-        if args.path == "compiled":
-            for method in args.methods:  # refuse before running anything
-                _common.check_compiled(METHODS[method])
-        os.makedirs(_common.RESULTS, exist_ok=True)
-        for problem in args.problems:
-            for method in args.methods:
-                key = f"{problem}/{method}/{args.budget}"
-                seeds = range(args.first_seed, args.first_seed + args.seeds)
-                todo = [s for s in seeds if str(s) not in results.get(key, {})]
-                if not todo:
-                    continue
-                for seeds, values, call in run(problem, method, todo, args.budget, args.path, args.chunk):
-                    best = [min(v for v in vals if v == v) for vals in values]
-                    compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
-                    print(f"{key} seeds {seeds} ({call['path']}): best {', '.join(f'{b:.5f}' for b in best)}"
-                          f" ({call['seconds']:.0f} s{compiled})", flush=True)
-                    records = _common.seed_records(seeds, values, call)
-                    results = _common.merge_results(path, [([key, s], r) for s, r in records.items()])
-        _common.record_provenance("dngo_table1")
+    if args.path == "compiled":
+        for method in args.methods:  # refuse before running anything
+            _common.check_compiled(METHODS[method])
+    os.makedirs(_common.RESULTS, exist_ok=True)
+    for problem in args.problems:
+        for method in args.methods:
+            key = f"{problem}/{method}/{args.budget}"
+            seeds = range(args.first_seed, args.first_seed + args.seeds)
+            todo = [s for s in seeds if str(s) not in results.get(key, {})]
+            if not todo:
+                continue
+            for seeds, values, call in run(problem, method, todo, args.budget, args.path, args.chunk):
+                best = [min(v for v in vals if v == v) for vals in values]
+                compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
+                print(f"{key} seeds {seeds} ({call['path']}): best {', '.join(f'{b:.5f}' for b in best)}"
+                      f" ({call['seconds']:.0f} s{compiled})", flush=True)
+                records = _common.seed_records(seeds, values, call)
+                results = _common.merge_results(path, [([key, s], r) for s, r in records.items()])
+    _common.record_provenance("dngo_table1")
     _common.regenerate()
 
 

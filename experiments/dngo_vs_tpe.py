@@ -59,13 +59,11 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--methods", nargs="+", default=["dngo", "tpe", "random"], choices=METHODS)
-    parser.add_argument("--report-only", action="store_true")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     _common.record_provenance(SECTION, accumulates=True)
     for name in args.problems:

@@ -360,7 +360,7 @@ def claims() -> list[dict]:
     return rows
 
 
-def parse_args(argv=None):
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=30, help="seeds 0 .. seeds-1 per (problem, method)")
     parser.add_argument("--budget", type=int, default=None,
@@ -380,20 +380,19 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=None,
                         help="results JSON (resumable; default experiments/results/ensemble_dngo.json, or under"
                              " --results-dir)")
-    parser.add_argument("--report-only", action="store_true", help="rewrite table and figures from the JSON")
     _common.add_path_arguments(parser)
-    return parser.parse_args(argv)
+    _common.add_output_arguments(parser)
+    return parser
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    _common.setup(cpu_devices=args.cpu_devices)
-    _common.use_results_dir(args.results_dir)
+    args = _common.start(make_parser(), argv)
+    if args is None:
+        return
     args.out = args.out or os.path.join(_common.RESULTS, "ensemble_dngo.json")
-    if not args.report_only:
-        _, ran = run_study(args, load(args.out))
-        if ran:
-            _common.record_provenance(SECTION)
+    _, ran = run_study(args, load(args.out))
+    if ran:
+        _common.record_provenance(SECTION)
     _common.regenerate()
 
 

@@ -197,11 +197,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     _common.add_grid_arguments(parser, VARIANTS, problems=PROBLEMS)
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     if args.path == "compiled":
         run_compiled(args.problems, args.variants, range(args.seeds), args.chunk)
     else:

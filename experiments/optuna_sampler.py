@@ -263,18 +263,13 @@ def write_report(results: dict) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parts = ["quality", "overhead"]
-    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
+    _common.add_parts_argument(parser, parts, default=["quality"])
     _common.add_grid_arguments(parser, VARIANTS, seeds=10, problems=BUDGETS)
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--results-dir", default=None)
-    args = parser.parse_args(argv)
-    args.parts = args.parts or ["quality"]
-    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
-        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, parts=parts)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, "optuna_sampler.json")
     if "quality" in args.parts:
         variants = [v for v in args.variants if v != "jbo-minimize" or "hartmann6" in args.problems]

@@ -174,7 +174,7 @@ def write_report(results: dict) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parts = ["pending", "workers"]
-    parser.add_argument("parts", nargs="*", help=f"any of {parts}")
+    _common.add_parts_argument(parser, parts)
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--pending", type=int, nargs="+", default=[0, 16, 64, 256])
     parser.add_argument("--modes", nargs="+", default=["believer", "fantasies"])
@@ -186,19 +186,10 @@ def main(argv=None):
     parser.add_argument("--target", type=float, default=0.1)
     parser.add_argument("--problem", default="hartmann6", help="a jbo.benchmarks problem (workers part)")
     parser.add_argument("--dim", type=int, default=None, help="its dimension, for problems of any dimension")
-    parser.add_argument("--report-only", action="store_true", help="only regenerate BENCHMARKS.md")
-    parser.add_argument("--results-dir", default=None,
-                        help="write the results JSON and the report (<dir>/BENCHMARKS.md) under this directory")
-    args = parser.parse_args(argv)
-    args.parts = args.parts or []
-    if set(args.parts) - set(parts):  # checked here: argparse refuses an empty '*' positional with choices
-        parser.error(f"unknown part(s) {sorted(set(args.parts) - set(parts))}; valid: {parts}")
-    if not args.parts and not args.report_only:
-        parser.error("name a part (pending, workers) or give --report-only")
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv, parts=parts)
+    if args is None:
+        return
     path = results_path()
     if "pending" in args.parts:
         rows = []

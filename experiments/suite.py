@@ -179,13 +179,11 @@ def main(argv=None):
     parser.add_argument("--functions", nargs="+", default=None, choices=SCALABLE + FIXED)
     parser.add_argument("--arms", nargs="*", default=["gp"], choices=list(ARMS))
     parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=PEERS)
-    parser.add_argument("--report-only", action="store_true")
     _common.add_path_arguments(parser)
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
-    if args.report_only:
-        return _common.regenerate()
+    _common.add_output_arguments(parser)
+    args = _common.start(parser, argv)
+    if args is None:
+        return
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     # first: every stored run is kept, also of a run stopped before its end
     _common.record_provenance(SECTION, accumulates=True)

@@ -582,15 +582,12 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=ALL_METHODS)
     parser.add_argument("--inference", default=DEFAULT_INFERENCE, choices=["slice", "map", "nuts"])
     parser.add_argument("--peers-python", default=PEERS_PYTHON, help="interpreter with optuna, for tpe")
-    parser.add_argument("--report-only", action="store_true", help="regenerate BENCHMARKS.md from the stored results")
     parser.add_argument("--results", default=RESULTS_FILE,
                         help="results JSON under the results directory (the report reads the default one)")
-    parser.add_argument("--results-dir", default=None, help="results, report and figures under this directory"
-                        " instead of the repository's (checks on tiny settings)")
+    _common.add_output_arguments(parser)
     parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md and the figures alone")
-    args = parser.parse_args(argv)
-    _common.setup()
-    _common.use_results_dir(args.results_dir)
+    # --report-only is handled below, where --no-report can still skip the report
+    args = _common.start(parser, argv, handle_report_only=False)
 
     results = load_results(args.results)
     failed, ran = [], False
