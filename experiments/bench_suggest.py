@@ -8,7 +8,8 @@ steady-state cost of one suggestion = hyperparameter fit + acquisition maximisat
 ``optimize_acqf(num_restarts=10, raw_samples=512)``) are timed in the same run on the same data sizes.
 
 The rows go to experiments/results/bench_suggest.json, from which BENCHMARKS.md is regenerated
-(``experiments/report.py``; ``--report-only``: only that). Single suggestions, not a grid of runs: no ``jbo.study``.
+(``experiments/report.py``; ``--report-only``: only that). A run replaces the rows of the methods and sizes it
+measures and keeps the others; each row names its run, and the report marks rows of different runs. Single suggestions, not a grid of runs: no ``jbo.study``.
 
     python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
         [--results-dir DIR] [--report-only]
@@ -17,6 +18,7 @@ The rows go to experiments/results/bench_suggest.json, from which BENCHMARKS.md 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import sys
@@ -75,20 +77,38 @@ def main(argv=None):
     args = _common.start(parser, argv, cache=False)  # compile times are part of what is measured
     if args is None:
         return
+    run = {"date": datetime.date.today().isoformat(), "commit": _common.git_revision()}
     rows, stopped = [], set()
     for n in args.n:
         for method in args.methods:
             if method in stopped or (method in ("slice", "nuts") and n > args.slice_max_n):
                 continue
             r = time_jbo(method, n, args.repeats) if method in ("map", "slice", "nuts") else time_peer(method, n, args.repeats)
-            rows.append({**r, "repeats": args.repeats})
+            rows.append({**r, "repeats": args.repeats, "run": run})
             print(json.dumps(r), flush=True)
             if r["seconds_per_suggestion"] > args.max_seconds:
                 stopped.add(method)
     os.makedirs(_common.RESULTS, exist_ok=True)
-    json.dump(rows, open(os.path.join(_common.RESULTS, "bench_suggest.json"), "w"), indent=1)
-    _common.record_provenance("bench_suggest")
+    stored = _common.load_results("bench_suggest.json", [])
+    json.dump(merge_rows(stored, rows), open(os.path.join(_common.RESULTS, "bench_suggest.json"), "w"), indent=1)
+    _common.record_provenance("bench_suggest", accumulates=True)
     _common.regenerate()
+
+
+def merge_rows(stored: list[dict], new: list[dict]) -> list[dict]:
+    """The stored rows with this run's ``new`` rows in place of those of the same ``(method, n)``: a rerun of
+    some sizes or methods keeps the others. Methods keep the order they were first stored in, sizes ascend."""
+    key = lambda row: (row["method"], row["n"])  # noqa: E731
+    rows = {key(row): row for row in stored}
+    rows.update({key(row): row for row in new})
+    order = list(dict.fromkeys(row["method"] for row in [*stored, *new]))
+    return sorted(rows.values(), key=lambda row: (order.index(row["method"]), row["n"]))
+
+
+def run_of(row: dict) -> str:
+    """The run a row was measured in (``date, commit``); rows stored before runs were named: ``earlier``."""
+    run = row.get("run")
+    return f"{run['date']}, {run['commit']}" if run else "earlier"
 
 
 CLAIM_N = 200
@@ -99,16 +119,20 @@ OURS = {"jbo gp-map": "MAP", "jbo gp-slice": "slice"}
 def claims() -> list[dict]:
     """Seconds per steady suggestion at N = 200 (headline): jbo's GP with MAP and with slice sampling against
     Optuna's GPSampler and BoTorch timed in the same run. ``yes`` when both jbo rows are no slower than the
-    faster peer, ``partly`` when one is, ``no`` when neither; ``not run`` without the rows."""
-    rows = {r["method"]: r["seconds_per_suggestion"] for r in _common.load_results("bench_suggest.json", [])
-            if r["n"] == CLAIM_N}
+    faster peer, ``partly`` when one is, ``no`` when neither; ``not run`` without the rows or when they come
+    from different runs (:func:`merge_rows`)."""
+    at_claim = [r for r in _common.load_results("bench_suggest.json", []) if r["n"] == CLAIM_N]
+    rows = {r["method"]: r["seconds_per_suggestion"] for r in at_claim}
     ours = {m: rows.get(m) for m in OURS}
     peers = {m: rows[m] for m in PEERS if m in rows}
     what = (f"Seconds per suggestion, Hartmann6, N = {CLAIM_N}: jbo GP (MAP, slice) vs Optuna GPSampler and BoTorch"
             " (peers' figures from the same run)")
     paper = ", ".join(f"{PEERS[m]} {seconds:.3f} s" for m, seconds in peers.items()) or "–"
-    if None in ours.values() or not peers:
+    runs = {run_of(r) for r in at_claim if r["method"] in {*OURS, *peers}}
+    if None in ours.values() or not peers or len(runs) > 1:
         figure = ", ".join(f"{OURS[m]} {s:.3f} s" for m, s in ours.items() if s is not None) or "–"
+        if len(runs) > 1:
+            figure += f" (from other runs than the peers': {'; '.join(sorted(runs))})"
         return [_common.claim("jbo", what, paper, figure, "not run", "bench_suggest", headline=True)]
     fastest = min(peers.values())
     faster = sum(seconds <= fastest for seconds in ours.values())
@@ -126,6 +150,10 @@ def write_report(rows, args=None):
     methods = list(dict.fromkeys(r["method"] for r in rows))
     ns = sorted({r["n"] for r in rows})
     get = {(r["method"], r["n"]): r for r in rows}
+    newest_first = sorted(rows, key=lambda r: (r.get("run") is not None, run_of(r)), reverse=True)
+    runs = list(dict.fromkeys(run_of(r) for r in newest_first))
+    # rows of several runs: each cell names its run, as ratios only hold between rows of one run
+    mark = {run: f" ({chr(ord('a') + i)})" for i, run in enumerate(runs)} if len(runs) > 1 else {run: "" for run in runs}
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
              " maximisation, float64, the GP's default settings: slice = 10 samples, its chain continued from the last"
@@ -135,8 +163,12 @@ def write_report(rows, args=None):
              " optimize_acqf(num_restarts=10, raw_samples=512), torch 2.13.0 CPU, 1 thread).", "",
              "| method | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|" + "---|" * len(ns)]
     for m in methods:
-        cells = [f"{get[(m, n)]['seconds_per_suggestion']:.3f} s" if (m, n) in get else "–" for n in ns]
+        cells = [f"{get[(m, n)]['seconds_per_suggestion']:.3f} s{mark[run_of(get[(m, n)])]}" if (m, n) in get
+                 else "–" for n in ns]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    if len(runs) > 1:
+        lines += ["", "Rows of more than one run (compare rows of one run): "
+                  + "; ".join(f"{mark[run].strip()} {run}" for run in runs) + "."]
     lines += ["", "First use of a padded size (jbo): the first two calls minus two steady calls. This is the"
               " compilation of the three programs (cold fit, warm fit, proposal) plus the extra work of the cold"
               " fit (MAP from 4 prior draws, slice with 50 burn-in sweeps), which dominates at large N. In a BO run"

@@ -64,3 +64,37 @@ def test_a_growing_section_lists_every_command_that_made_it(tmp_path, monkeypatc
     stored = json.load(open(_common.provenance_path()))
     assert stored["grid"]["command"] == "old; suite.py --arms gp; suite.py --arms gp-ucb"
     assert stored["grid"]["note"] == "made before x" and stored["bench"]["command"] == "bench.py"
+
+
+def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_from(tmp_path, monkeypatch):
+    import json
+
+    import _common
+    import bench_suggest
+
+    def row(method, n, seconds, run=None):
+        r = {"method": method, "n": n, "seconds_per_suggestion": seconds, "compile_seconds": 1.0, "n_pad": n}
+        return {**r, "run": run} if run else r
+
+    first = {"date": "2026-01-01", "commit": "aaaaaaa"}
+    stored = [row(m, n, s, first) for m, s in (("jbo gp-map", 0.1), ("jbo gp-slice", 0.5), ("optuna-gp", 0.3))
+              for n in (100, 200)]
+    second = {"date": "2026-02-01", "commit": "bbbbbbb"}
+    merged = bench_suggest.merge_rows(stored, [row("jbo gp-slice", 200, 0.2, second)])
+    assert [(r["method"], r["n"]) for r in merged] == [(r["method"], r["n"]) for r in stored]
+    assert [r["seconds_per_suggestion"] for r in merged if r["method"] == "jbo gp-slice"] == [0.5, 0.2]
+
+    monkeypatch.setattr(_common, "RESULTS", str(tmp_path))
+    monkeypatch.setattr(_common, "BENCHMARKS", str(tmp_path / "BENCHMARKS.md"))
+    json.dump(merged, open(tmp_path / "bench_suggest.json", "w"))
+    (claim,) = bench_suggest.claims()
+    assert claim["reproduced"] == "not run" and "2026-02-01, bbbbbbb" in claim["jbo_figure"]
+    bench_suggest.report()
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| jbo gp-slice | 0.500 s (b) | 0.200 s (a) |" in text
+    assert "(a) 2026-02-01, bbbbbbb; (b) 2026-01-01, aaaaaaa" in text
+
+    json.dump(bench_suggest.merge_rows(merged, [row("jbo gp-slice", 200, 0.2, first)]),
+              open(tmp_path / "bench_suggest.json", "w"))
+    (claim,) = bench_suggest.claims()  # every row of N = 200 from one run again: a verdict
+    assert claim["reproduced"] == "yes"
