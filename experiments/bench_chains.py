@@ -89,7 +89,8 @@ def report() -> None:
              " chains of 10 / C sweeps each (`num_chains=C`: side by side on an accelerator, one after another on a"
              " CPU). Steady seconds per suggestion (median of the calls after the two compiling ones; in brackets,"
              " the first call: compilation plus the cold fit, where every chain burns in for 50 sweeps). `ratio`:"
-             " C chains / one chain.", "",
+             " C chains / one chain. On an accelerator, `bash experiments/device_session.sh` runs these rows with"
+             " the device-specific tests in one lease.", "",
              "| device | chains | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|---|" + "---|" * len(ns)]
     for device, rows in results.items():
         chains = sorted({int(c) for by_chains in rows.values() for c in by_chains})
