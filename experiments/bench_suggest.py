@@ -9,7 +9,8 @@ steady-state cost of one suggestion = hyperparameter fit + acquisition maximisat
 
 The rows go to experiments/results/bench_suggest.json, from which BENCHMARKS.md is regenerated
 (``experiments/report.py``; ``--report-only``: only that). A run replaces the rows of the methods and sizes it
-measures and keeps the others; each row names its run, and the report marks rows of different runs. Single suggestions, not a grid of runs: no ``jbo.study``.
+measures and keeps the others; each row names its run, and the report marks rows of different runs. Single
+suggestions, not a grid of runs: no ``jbo.study``.
 
     python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
         [--results-dir DIR] [--report-only]
@@ -98,9 +99,7 @@ def main(argv=None):
 def merge_rows(stored: list[dict], new: list[dict]) -> list[dict]:
     """The stored rows with this run's ``new`` rows in place of those of the same ``(method, n)``: a rerun of
     some sizes or methods keeps the others. Methods keep the order they were first stored in, sizes ascend."""
-    key = lambda row: (row["method"], row["n"])  # noqa: E731
-    rows = {key(row): row for row in stored}
-    rows.update({key(row): row for row in new})
+    rows = {(row["method"], row["n"]): row for row in [*stored, *new]}  # a new row replaces its stored one
     order = list(dict.fromkeys(row["method"] for row in [*stored, *new]))
     return sorted(rows.values(), key=lambda row: (order.index(row["method"]), row["n"]))
 
@@ -132,7 +131,7 @@ def claims() -> list[dict]:
     if None in ours.values() or not peers or len(runs) > 1:
         figure = ", ".join(f"{OURS[m]} {s:.3f} s" for m, s in ours.items() if s is not None) or "–"
         if len(runs) > 1:
-            figure += f" (from other runs than the peers': {'; '.join(sorted(runs))})"
+            figure += f" (rows of different runs: {'; '.join(sorted(runs))})"
         return [_common.claim("jbo", what, paper, figure, "not run", "bench_suggest", headline=True)]
     fastest = min(peers.values())
     faster = sum(seconds <= fastest for seconds in ours.values())
@@ -153,7 +152,7 @@ def write_report(rows, args=None):
     newest_first = sorted(rows, key=lambda r: (r.get("run") is not None, run_of(r)), reverse=True)
     runs = list(dict.fromkeys(run_of(r) for r in newest_first))
     # rows of several runs: each cell names its run, as ratios only hold between rows of one run
-    mark = {run: f" ({chr(ord('a') + i)})" for i, run in enumerate(runs)} if len(runs) > 1 else {run: "" for run in runs}
+    mark = {run: f" ({chr(ord('a') + i)})" if len(runs) > 1 else "" for i, run in enumerate(runs)}
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {repeats} suggestions after compilation (jbo: hyperparameter fit + acquisition"
              " maximisation, float64, the GP's default settings: slice = 10 samples, its chain continued from the last"
