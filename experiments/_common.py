@@ -553,6 +553,18 @@ def regenerate() -> None:
     print(f"wrote {report.write(figures=PLOTS)}")
 
 
+def missing_seeds(results: dict, problem: str, variants, seeds) -> dict[tuple[int, ...], list[str]]:
+    """The seeds a problem's variants still lack, grouped: ``{missing seeds: [variants]}``, so that variants
+    missing the same seeds run as the arms of one study."""
+    todo: dict[tuple[int, ...], list[str]] = {}
+    for variant in variants:
+        done = results.get(problem, {}).get(variant, {})
+        missing = tuple(int(s) for s in seeds if str(s) not in done)
+        if missing:
+            todo.setdefault(missing, []).append(variant)
+    return todo
+
+
 def run_study_grid(path: str, problems, variants, seeds, setup_of, chunk: int | None = None) -> dict:
     """:func:`run_grid_calls` with each problem's variants in one :func:`jbo.study` (:func:`run_arms`):
     variants that differ only in values share a compiled program.
@@ -571,13 +583,7 @@ def run_study_grid(path: str, problems, variants, seeds, setup_of, chunk: int | 
 
     results = json.load(open(path)) if os.path.exists(path) else {}
     for problem in problems:
-        todo = {}
-        for variant in variants:
-            done = results.get(problem, {}).get(variant, {})
-            missing = tuple(int(s) for s in seeds if str(s) not in done)
-            if missing:
-                todo.setdefault(missing, []).append(variant)
-        for missing, names in todo.items():
+        for missing, names in missing_seeds(results, problem, variants, seeds).items():
             fn, space, budget, arms = setup_of(problem, names)
             for variant, call_seeds, values, call in run_arms(fn, space, budget, missing, arms, chunk):
                 records = seed_records(call_seeds, values, call)

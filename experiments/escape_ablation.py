@@ -75,15 +75,9 @@ def run_compiled(problems, variants, seeds, chunk: int | None = None) -> dict:
     path = out()
     results = json.load(open(path)) if os.path.exists(path) else {}
     for problem in problems:
-        todo = {}
-        for variant in variants:
-            done = results.get(problem, {}).get(variant, {})
-            missing = tuple(int(s) for s in seeds if str(s) not in done)
-            if missing:
-                todo.setdefault(missing, []).append(variant)
         name, dim, budget = PROBLEMS[problem]
         p = get_problem(name, dim)
-        for missing, names in todo.items():
+        for missing, names in _common.missing_seeds(results, problem, variants, seeds).items():
             size = max(1, int(chunk or len(missing)))
             for i in range(0, len(missing), size):
                 part = list(missing[i:i + size])
