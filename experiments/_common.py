@@ -126,10 +126,14 @@ def record_provenance(section: str, accumulates: bool = False) -> None:
     merge_result(path, [section], record)
 
 
-def header(section: str) -> str:
+def header(section: str, command_form: str | None = None) -> str:
     """The provenance lines a BENCHMARKS.md section starts with, from the stored data
     (:func:`record_provenance`), and its ``note`` where one was added to stored data by hand (what changed in
-    jbo since the data was made; a new run of the section records its provenance afresh, without it)."""
+    jbo since the data was made; a new run of the section records its provenance afresh, without it).
+
+    ``command_form``: for a section whose data accumulated over many runs, the general form of their commands
+    (e.g. ``--dims D``), shown with the count of runs instead of every run's command, which stays in the
+    provenance file."""
     import json
 
     path = provenance_path()
@@ -137,8 +141,13 @@ def header(section: str) -> str:
     if stored is None:
         return "- provenance: not recorded\n"
     note = f"- note: {stored['note']}\n" if stored.get("note") else ""
+    runs = stored["command"].split("; ")
+    command = f"`{stored['command']}`"
+    if command_form and len(runs) > 1:
+        shown = os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+        command = f"`{command_form}`, {len(runs)} runs (each run's command: `{shown}`, `{section}`)"
     return (f"- date: {stored['date']}; commit: {stored['commit']}\n- machine: {stored['machine']}\n"
-            f"- command: `{stored['command']}`\n{note}")
+            f"- command: {command}\n{note}")
 
 
 def update_section(name: str, markdown: str) -> None:

@@ -251,7 +251,8 @@ def tables(results: dict) -> dict:
 
 def section(results: dict) -> str:
     lines = ["## A suite of shifted and rotated test functions: jbo against Optuna's samplers", "",
-             _common.header(SECTION),
+             _common.header(SECTION, "python experiments/suite.py --dims D --budgets M --seeds 10 --arms ARM ... "
+                                     "--peers PEER ... [--functions NAME ...]"),
              "Mean over seeds of log10(best − f*) (floored at 1e-8) on random shifted and rotated instances "
              "(`jbo.benchmarks.shifted_rotated`, one per seed, the same for every method); lower is better. "
              "`wins`: functions where jbo's arm has the lower mean (ties, e.g. Easom where no run finds the needle, are "

@@ -65,6 +65,13 @@ def test_a_growing_section_lists_every_command_that_made_it(tmp_path, monkeypatc
     assert stored["grid"]["command"] == "old; suite.py --arms gp; suite.py --arms gp-ucb"
     assert stored["grid"]["note"] == "made before x" and stored["bench"]["command"] == "bench.py"
 
+    form = "suite.py --arms ARM"
+    header = _common.header("grid", form)
+    assert f"- command: `{form}`, 3 runs (each run's command: `{_common.provenance_path()}`, `grid`)" in header
+    assert "--arms gp-ucb" not in header and "- note: made before x" in header
+    assert "- command: `bench.py`\n" in _common.header("bench", form), "a single run shows its own command"
+    assert "suite.py --arms gp-ucb" in _common.header("grid"), "without a form, every command"
+
 
 def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_from(tmp_path, monkeypatch):
     import json
