@@ -20,6 +20,7 @@ from scipy import stats
 
 from jbo.data import pad_data
 from jbo.models import tree
+from jbo.surrogates import tree as tree_surrogate
 from jbo.surrogates import gp
 from jbo.kernels import Matern52
 from jbo.optimize import MaximizeConfig
@@ -63,12 +64,12 @@ def tree_blocks(x, y, leaf, num_leaves, size=None, dtype=jnp.float64):
     data = pad_data(x, y, size, dtype)
     padded = np.zeros(data.x.shape[0], np.int64)
     padded[: len(leaf)] = leaf
-    return tree.blocks(data, jnp.asarray(padded), num_leaves)
+    return tree_surrogate.blocks(data, jnp.asarray(padded), num_leaves)
 
 
 def draw_params(spec, seed):
     """Hyperparameters drawn from the model's own prior (every site exercised)."""
-    return numpyro.handlers.seed(tree.prior, jax.random.key(seed))(spec)
+    return numpyro.handlers.seed(tree_surrogate.prior, jax.random.key(seed))(spec)
 
 
 def np_features(structure, x, leaf):
@@ -174,7 +175,7 @@ def problem(structure, mode, data_seed, n=12, variance_per="node", shared_kernel
     """Random data and prior-drawn hyperparameters for ``structure``; blocks of a fixed size (16), so
     every draw of one structure shares one compiled program."""
     rng = np.random.default_rng(data_seed)
-    spec = tree.TreeSpec(tree.model_structure(structure, mode), variance_per=variance_per,
+    spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, mode), variance_per=variance_per,
                          shared_kernel=shared_kernel)
     num_leaves = spec.num_leaves
     leaf = rng.integers(0, num_leaves, n)
@@ -192,10 +193,10 @@ def problem(structure, mode, data_seed, n=12, variance_per="node", shared_kernel
 @functools.partial(jax.jit, static_argnums=0)
 def everything(spec, params, data, xs):
     """Every quantity compared with the dense GP, in one program (one compilation per structure)."""
-    post = tree.condition(spec, params, data)
-    per_leaf = jax.vmap(lambda q: tree.predict_leaf(spec, post, xs, q))(jnp.arange(spec.num_leaves))
-    surrogate = tree.tree_gp(spec, leaf_reader(spec.num_leaves))
-    return (tree.log_marginal_likelihood(spec, params, data), per_leaf, surrogate.predict(post, xs),
+    post = tree_surrogate.condition(spec, params, data)
+    per_leaf = jax.vmap(lambda q: tree_surrogate.predict_leaf(spec, post, xs, q))(jnp.arange(spec.num_leaves))
+    surrogate = tree_surrogate.tree_gp(spec, leaf_reader(spec.num_leaves))
+    return (tree_surrogate.log_marginal_likelihood(spec, params, data), per_leaf, surrogate.predict(post, xs),
             surrogate.predict_joint(post, xs))
 
 
@@ -225,12 +226,13 @@ def check_against_dense(structure, mode, data_seed, variance_per="node", shared_
     np.testing.assert_allclose(jcov, ref_cov, rtol=0, atol=1e-8)
 
 
-MODE_KERNELS = [(mode, "joint") for mode in tree.MODES] + [("tree", "additive"), ("tree", "additive+joint")]
+MODE_KERNELS = [(mode, "joint") for mode in tree_surrogate.MODES] + [("tree", "additive"), ("tree", "additive+joint")]
 
 
 # Each (mode, shared kernel) with one of the variance groupings in turn, so that every grouping is checked twice
 # and each case is one compiled program (a grouping is another spec); every combination: the slow test below.
-CASES = [(mode, kernel, tree.VARIANCES_PER[i % len(tree.VARIANCES_PER)]) for i, (mode, kernel) in enumerate(MODE_KERNELS)]
+VARIANCES_PER = tree_surrogate.VARIANCES_PER
+CASES = [(mode, kernel, VARIANCES_PER[i % len(VARIANCES_PER)]) for i, (mode, kernel) in enumerate(MODE_KERNELS)]
 
 
 @pytest.mark.parametrize("mode,shared_kernel,variance_per", CASES)
@@ -245,7 +247,7 @@ def test_dense_gp_on_random_trees(mode, shared_kernel):
     for seed in range(6):
         rng = np.random.default_rng(100 + seed)
         structure = random_structure(rng, int(rng.integers(2, 5)), 6)
-        check_against_dense(structure, mode, seed, tree.VARIANCES_PER[seed % 3], shared_kernel)
+        check_against_dense(structure, mode, seed, tree_surrogate.VARIANCES_PER[seed % 3], shared_kernel)
 
 
 def test_padding_rows_and_slots_change_nothing():
@@ -254,7 +256,7 @@ def test_padding_rows_and_slots_change_nothing():
     # Padded rows full of garbage: they must stay inert whatever they hold.
     garbage_x = np.where(np.asarray(big.mask)[..., None], np.asarray(big.x), rng.random(big.x.shape))
     garbage_y = np.where(np.asarray(big.mask), np.asarray(big.y), 10 * rng.standard_normal(big.y.shape))
-    big = tree.TreeData(jnp.asarray(garbage_x), jnp.asarray(garbage_y), big.mask)
+    big = tree_surrogate.TreeData(jnp.asarray(garbage_x), jnp.asarray(garbage_y), big.mask)
     xs = jnp.asarray(coded_rows(rng, rng.integers(0, 3, 7), 3, 6))
     a, b = everything(spec, params, small, xs), everything(spec, params, big, xs)
     assert abs(float(a[0]) - float(b[0])) <= 1e-10 * abs(float(a[0]))
@@ -262,7 +264,7 @@ def test_padding_rows_and_slots_change_nothing():
         np.testing.assert_allclose(u, v, rtol=0, atol=1e-10)
 
     # The unused column slots of leaves with fewer columns than D_max: their lengthscales do not matter.
-    colmask = tree._tables(spec.structure).leaf_colmask
+    colmask = tree_surrogate._tables(spec.structure).leaf_colmask
     assert not colmask.all()
     other = dict(params)
     ls = np.asarray(params["kernel"]["lengthscale"])
@@ -303,20 +305,20 @@ def test_independent_equals_separate_gps():
 def test_model_structures():
     s = TreeStructure(leaves=((("a", 0),), (("a", 1),)), leaf_columns=((2,), ()),
                       nodes=(TreeNode((0, 1), (), True), TreeNode((1,), (3, 4), False), TreeNode((0,), (), False)))
-    t = tree.model_structure(s, "tree-paper")
+    t = tree_surrogate.model_structure(s, "tree-paper")
     assert t.nodes == s.nodes[:2] and t.leaf_columns == s.leaf_columns  # the empty node is dropped
-    assert tree.num_features(t) == 3
+    assert tree_surrogate.num_features(t) == 3
     # The default tree model keeps the same node terms and adds the path's shared columns to each leaf GP.
-    r = tree.model_structure(s, "tree")
+    r = tree_surrogate.model_structure(s, "tree")
     assert r.nodes == t.nodes and r.leaf_columns == ((2,), (3, 4))
-    assert tree.model_structure(s, "tree", leaf_sees_shared=False) == t
-    i = tree.model_structure(s, "independent")
+    assert tree_surrogate.model_structure(s, "tree", leaf_sees_shared=False) == t
+    i = tree_surrogate.model_structure(s, "independent")
     assert i.nodes == () and i.leaf_columns == ((2,), (3, 4))
-    m = tree.model_structure(s, "marginal")
+    m = tree_surrogate.model_structure(s, "marginal")
     assert [(n.leaves, n.columns, n.bias) for n in m.nodes] == [((0, 1), (), True), ((1,), (), True), ((0,), (), True)]
-    assert tree.model_structure(s, "tree-paper", leaf_sees_shared=True).leaf_columns == ((2,), (3, 4))
+    assert tree_surrogate.model_structure(s, "tree-paper", leaf_sees_shared=True).leaf_columns == ((2,), (3, 4))
     with pytest.raises(ValueError, match="unknown tree model"):
-        tree.model_structure(s, "forest")
+        tree_surrogate.model_structure(s, "forest")
 
 
 def test_features_match_reference_layout():
@@ -331,7 +333,7 @@ def test_features_match_reference_layout():
 
 @functools.partial(jax.jit, static_argnums=0)
 def path_eis(spec, params, data, xs, best):
-    post = tree.condition(spec, params, data)
+    post = tree_surrogate.condition(spec, params, data)
     per_leaf = lambda log: jax.vmap(lambda q: tree.path_expected_improvement(spec, post, xs, q, best, log=log))(
         jnp.arange(spec.num_leaves))
     return per_leaf(False), per_leaf(True)
@@ -362,8 +364,8 @@ def test_path_ei_equals_closed_form():
 
 @functools.partial(jax.jit, static_argnums=0)
 def all_path_moments(spec, params, data, xs):
-    post = tree.condition(spec, params, data)
-    return jax.vmap(lambda q: tree.path_moments(spec, post, xs, q))(jnp.arange(spec.num_leaves))
+    post = tree_surrogate.condition(spec, params, data)
+    return jax.vmap(lambda q: tree_surrogate.path_moments(spec, post, xs, q))(jnp.arange(spec.num_leaves))
 
 
 def test_shared_path_moments_equal_dense_gp():
@@ -403,7 +405,7 @@ def test_shared_path_moments_equal_dense_gp():
 def test_path_ei_without_variance_is_the_plain_improvement():
     s = TreeStructure(leaves=((("a", 0),), (("a", 1),)), leaf_columns=((0,), (1,)),
                       nodes=(TreeNode((0,), (), True),))
-    spec = tree.TreeSpec(s)
+    spec = tree_surrogate.TreeSpec(s)
     params = draw_params(spec, 0)
     data = tree_blocks(np.random.default_rng(0).random((4, 2)), np.arange(4.0) - 1.5, np.array([0, 0, 1, 1]), 2)
     # Leaf 1 lies on no node: z_1 = 0, so eq. (6) is the deterministic (y_min - b_1)_+.
@@ -420,7 +422,7 @@ TRACES = []
 @functools.partial(jax.jit, static_argnums=0)
 def lml_fn(spec, params, data):
     TRACES.append(spec)
-    return tree.log_marginal_likelihood(spec, params, data)
+    return tree_surrogate.log_marginal_likelihood(spec, params, data)
 
 
 def test_second_call_with_same_shapes_does_not_retrace():
@@ -439,7 +441,7 @@ def test_second_call_with_same_shapes_does_not_retrace():
 
 @functools.partial(jax.jit, static_argnums=0)
 def fantasy_moments(spec, params, data, pending, mask):
-    surrogate = tree.tree_gp(spec, leaf_reader(spec.num_leaves))
+    surrogate = tree_surrogate.tree_gp(spec, leaf_reader(spec.num_leaves))
     post = surrogate.condition(params, data)
     return surrogate.predict(post, pending), surrogate.predict(surrogate.fantasize(post, pending, mask), pending)
 
@@ -525,7 +527,7 @@ def prior_samples(spec, seeds):
                                            pytest.param("independent", None, marks=pytest.mark.slow)])
 def test_proposal(mode, strategy):
     space, structure, objective = small_balanced()
-    spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel="additive")
+    spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, mode), shared_kernel="additive")
     decoder = tree.LeafDecoder.from_space(space, structure)
     rng = np.random.default_rng(0)
     u = rng.random((16, space.dim))
@@ -562,7 +564,7 @@ def test_proposal_keeps_to_a_trust_region(strategy):
     """Every search of a proposal (the leaf scores' and the chosen leaf's) keeps to ``region`` on the numeric
     columns, as the loop's trust region asks; the one-hot decision columns stay free."""
     space, structure, objective = small_balanced()
-    spec = tree.TreeSpec(tree.model_structure(structure, "tree"), shared_kernel="additive")
+    spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, "tree"), shared_kernel="additive")
     decoder = tree.LeafDecoder.from_space(space, structure)
     rng = np.random.default_rng(1)
     u = rng.random((16, space.dim))
@@ -590,7 +592,7 @@ def test_proposal_keeps_to_a_trust_region(strategy):
 @functools.partial(jax.jit, static_argnums=(0, 1))
 def leaf_scores(spec, decoder, params, data, pending, pending_mask, leaf, best, points):
     """The integrated step-2 acquisition at leaf ``leaf``, built from the Surrogate contract."""
-    surrogate = tree.tree_gp(spec, decoder)
+    surrogate = tree_surrogate.tree_gp(spec, decoder)
     posteriors = jax.vmap(lambda p: surrogate.condition(p, data))(params)
     if pending is not None:
         posteriors = jax.vmap(lambda post: surrogate.fantasize(post, pending, pending_mask))(posteriors)
@@ -600,7 +602,7 @@ def leaf_scores(spec, decoder, params, data, pending, pending_mask, leaf, best, 
 def test_two_step_picks_the_leaf_of_largest_path_ei():
     space, structure, objective = small_balanced()
     # Bias-only nodes: eq. (6) does not depend on x, so the leaf choice has a closed form to check.
-    spec = tree.TreeSpec(tree.model_structure(structure, "marginal", leaf_sees_shared=False))
+    spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, "marginal", leaf_sees_shared=False))
     decoder = tree.LeafDecoder.from_space(space, structure)
     rng = np.random.default_rng(1)
     for trial in range(2):
@@ -623,7 +625,7 @@ def test_hybrid_picks_the_leaf_of_largest_path_or_screened_ei():
     """``strategy="hybrid"``: a leaf's score is the larger of its path EI (6) and its full EI (5) at the
     anchors (both integrated log-EIs); with bias-only nodes eq. (6) has a closed form again."""
     space, structure, objective = small_balanced()
-    spec = tree.TreeSpec(tree.model_structure(structure, "marginal", leaf_sees_shared=True))
+    spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, "marginal", leaf_sees_shared=True))
     decoder = tree.LeafDecoder.from_space(space, structure)
     rng = np.random.default_rng(2)
     picked = set()
@@ -744,8 +746,8 @@ def test_split_variances_and_the_shrinkage_prior_of_shared_weights():
     """``"split"``: one variance per node for its bias, one per shared feature under its own prior;
     without shared features it is ``"node"``, draw for draw."""
     structure = hand_structure()  # features: bias of node 0, bias + column 3 of node 1, columns 4, 5 of node 2
-    spec = tree.TreeSpec(structure, variance_per="split", shared_variance_loc=-3.0, shared_variance_scale=2.0)
-    traced = numpyro.handlers.trace(numpyro.handlers.seed(lambda: tree.prior(spec), 0))
+    spec = tree_surrogate.TreeSpec(structure, variance_per="split", shared_variance_loc=-3.0, shared_variance_scale=2.0)
+    traced = numpyro.handlers.trace(numpyro.handlers.seed(lambda: tree_surrogate.prior(spec), 0))
     variance = np.asarray(traced()["variance"])
     trace = traced.trace
     per_node, shared = np.asarray(trace["node_variance"]["value"]), np.asarray(trace["shared_variance"]["value"])
@@ -758,13 +760,13 @@ def test_split_variances_and_the_shrinkage_prior_of_shared_weights():
     assert float(trace["node_variance"]["fn"].log_prob(value)) == pytest.approx(expected, rel=1e-10)
 
     unshared = structure._replace(nodes=(structure.nodes[0], structure.nodes[1]._replace(columns=())))
-    draws = [numpyro.handlers.seed(lambda s=s: tree.prior(s), 3)()["variance"]
-             for s in (tree.TreeSpec(unshared, variance_per=v) for v in ("split", "node"))]
+    draws = [numpyro.handlers.seed(lambda s=s: tree_surrogate.prior(s), 3)()["variance"]
+             for s in (tree_surrogate.TreeSpec(unshared, variance_per=v) for v in ("split", "node"))]
     np.testing.assert_array_equal(draws[0], draws[1])
     with pytest.raises(ValueError, match="shared_variance_loc"):
-        tree.TreeSpec(structure, shared_variance_loc=-3.0)
+        tree_surrogate.TreeSpec(structure, shared_variance_loc=-3.0)
     with pytest.raises(ValueError, match="variance_per must be one of"):
-        tree.TreeSpec(structure, variance_per="leaf")
+        tree_surrogate.TreeSpec(structure, variance_per="leaf")
 
 
 def test_weight_prior_of_each_mode():
@@ -798,8 +800,8 @@ def optimizer_data(n=40, seed=0):
 
 @functools.partial(jax.jit, static_argnums=0)
 def leaf_means(spec, params, data, xs):
-    post = tree.condition(spec, params, data)
-    return jax.vmap(lambda q: tree.predict_leaf(spec, post, xs, q)[0])(jnp.arange(spec.num_leaves))
+    post = tree_surrogate.condition(spec, params, data)
+    return jax.vmap(lambda q: tree_surrogate.predict_leaf(spec, post, xs, q)[0])(jnp.arange(spec.num_leaves))
 
 
 def lr_scan(space, problem, num=41):
@@ -823,7 +825,7 @@ def test_paper_model_is_affine_in_a_shared_parameter_the_default_model_is_not():
     grid, rows = lr_scan(space, problem)
     for mode, shared_kernel in (("tree-paper", "joint"), ("tree", "joint"), ("tree", "additive"),
                                 ("tree", "additive+joint")):
-        spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
+        spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, mode), shared_kernel=shared_kernel)
         params = draw_params(spec, 3)
         for part in ("kernel", "shared_kernel"):
             if part in params:
@@ -853,9 +855,9 @@ def test_default_model_finds_each_optimizers_own_learning_rate():
     argmins = {}
     for mode, shared_kernel in (("tree", "additive+joint"), ("tree", "additive"), ("tree", "joint"),
                                 ("tree-paper", "joint")):
-        spec = tree.TreeSpec(tree.model_structure(structure, mode), shared_kernel=shared_kernel)
+        spec = tree_surrogate.TreeSpec(tree_surrogate.model_structure(structure, mode), shared_kernel=shared_kernel)
         data = tree_blocks(u, y, leaf, spec.num_leaves, size=64)
-        samples = inference.infer(jax.random.key(0), tree.tree_gp(spec, decoder, mode), data, "map")
+        samples = inference.infer(jax.random.key(0), tree_surrogate.tree_gp(spec, decoder, mode), data, "map")
         params = jax.tree_util.tree_map(lambda a: a[0], samples.params)
         means = np.asarray(leaf_means(spec, params, data, jnp.asarray(rows)))
         argmins[mode, shared_kernel] = grid[np.argmin(means, axis=1)]
@@ -879,8 +881,9 @@ def fitted_weights(name, shared_weights, n=40, seed=0):
     spec, _, surrogate = tree.model_for(space, "tree", shared_weights=shared_weights)
     data = tree_blocks(u, (y - y.mean()) / y.std(), space.leaf_index(u), spec.num_leaves, size=64)
     params = jax.tree_util.tree_map(lambda a: a[0], inference.infer(jax.random.key(0), surrogate, data, "map").params)
-    post = tree.condition(spec, params, data)
-    return np.asarray(params["variance"]), np.asarray(post.weight_mean), ~tree._tables(spec.structure).feature_bias
+    post = tree_surrogate.condition(spec, params, data)
+    bias = tree_surrogate._tables(spec.structure).feature_bias
+    return np.asarray(params["variance"]), np.asarray(post.weight_mean), ~bias
 
 
 @pytest.mark.slow  # four MAP fits of the tree model on 40 points: the longest test of the suite
