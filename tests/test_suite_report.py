@@ -47,6 +47,20 @@ def test_behind_random_fails_the_bar_and_an_incomplete_baseline_skips_the_cell()
     assert all("d = 5, 50 evaluations" not in r["claim"] for r in suite.claims_of({"5/50": behind}))
 
 
+def test_a_cell_in_progress_reports_the_functions_the_default_finished():
+    import suite
+
+    cell = {"sphere": _cell([1e-3] * 3, [1e-1] * 3, [1.0] * 3, [1e-2] * 3),
+            "ackley": _cell([1.0] * 3, [1e-1] * 3, [1e-2] * 3, [1e-1] * 2),  # GPSampler: 2 of 3 seeds
+            "levy": _cell([1e-2], [1e-1] * 3, [1.0] * 3)}  # the default: 1 of 3 seeds
+    *_, missing_row = suite.claims_of({"20/200": cell})
+    figure = missing_row["jbo_figure"]
+    assert missing_row["reproduced"] == "not run"
+    assert "d = 20, 200: in progress, the default on 2 of 3 functions (3 seeds)" in figure
+    assert "GPSampler 1/1, TPE 1/2, random 1/2 where they ran the same seeds" in figure
+    assert "d = 20, 400: not run with every method" in figure
+
+
 def test_runs_are_stored_together_and_a_later_call_adds_only_the_missing_seeds(tmp_path, monkeypatch):
     import json
 
