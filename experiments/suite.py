@@ -180,7 +180,6 @@ def main(argv=None):
     parser.add_argument("--functions", nargs="+", default=None, choices=SCALABLE + FIXED)
     parser.add_argument("--arms", nargs="*", default=["gp"], choices=list(ARMS))
     parser.add_argument("--peers", nargs="*", default=list(PEERS), choices=PEERS)
-    _common.add_path_arguments(parser)
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv)
     if args is None:
