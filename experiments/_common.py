@@ -306,14 +306,19 @@ def display_path(path: str) -> str:
 
 
 def add_path_arguments(parser) -> None:
-    """``--path`` (compiled / ask-tell) and ``--chunk``: the options every script that runs jbo on JAX
-    objectives takes."""
+    """``--path`` (compiled / ask-tell) and ``--chunk``: the options of a script that runs jbo on JAX
+    objectives either way."""
     parser.add_argument("--path", choices=PATHS, default="compiled",
                         help="compiled: all seeds of a (problem, method) in one jbo.minimize_many call (default);"
                              " ask-tell: the per-seed jbo.minimize loop, for comparison")
+    add_chunk_argument(parser)
+
+
+def add_chunk_argument(parser) -> None:
+    """``--chunk``: how many seeds one compiled call runs."""
     parser.add_argument("--chunk", type=int, default=None,
-                        help="seeds per jbo.minimize_many call (default: all of a cell's seeds in one call;"
-                             " smaller if memory requires)")
+                        help="seeds per compiled call (jbo.study or jbo.minimize_many; default: all of a cell's"
+                             " seeds in one call; smaller if memory requires)")
 
 
 def check_compiled(options: dict) -> None:

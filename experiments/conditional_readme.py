@@ -72,7 +72,7 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=12)
     parser.add_argument("--n-init", type=int, default=2, help="initial design size; 0: jbo's default")
     parser.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS), choices=list(METHODS))
-    _common.add_path_arguments(parser)
+    _common.add_chunk_argument(parser)
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv)
     if args is None:
@@ -85,7 +85,8 @@ def main(argv=None):
     seeds = sorted({s for m in missing.values() for s in m})
     todo = [m for m in args.methods if missing[m]]
     if todo:  # a method with missing seeds: their union runs once, each method keeps its own
-        for method, part, values, call in _common.run_arms(loss_jax, space(), args.budget, seeds, arms(todo, args.n_init)):
+        calls = _common.run_arms(loss_jax, space(), args.budget, seeds, arms(todo, args.n_init), args.chunk)
+        for method, part, values, call in calls:
             records = _common.seed_records(part, values, call)
             _common.merge_results(path, [([key, method, s], r) for s, r in records.items() if int(s) in missing[method]])
             best = [min(v) for v in values]

@@ -59,7 +59,7 @@ def main(argv=None):
     parser.add_argument("--budget", type=int, default=40)
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--methods", nargs="+", default=["dngo", "tpe", "random"], choices=METHODS)
-    _common.add_path_arguments(parser)
+    _common.add_chunk_argument(parser)
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv)
     if args is None:
@@ -74,7 +74,7 @@ def main(argv=None):
         for arm_seeds in sorted({tuple(missing[m]) for m in arms}):
             group = {m: ARMS[m] for m in arms if tuple(missing[m]) == arm_seeds}
             for arm, seeds, values, call in _common.run_arms(problem.evaluate, problem.space(), args.budget,
-                                                             arm_seeds, group):
+                                                             arm_seeds, group, args.chunk):
                 records = _common.seed_records(seeds, values, call)
                 _common.merge_results(path, [([name, arm, s], r) for s, r in records.items()])
                 print(f"{name} {arm}: mean best {_mean_best(records):.3f} over {len(seeds)} seeds "
