@@ -103,7 +103,7 @@ def condition(kernel: Cylindrical, params, data: Data, jitter: float | None = No
     return BockPosterior(params, data, factor, white, count, centre_residual)
 
 
-def _centre_variance(kernel, post: BockPosterior, jitter, noise_floor):
+def _centre_variance(post: BockPosterior, jitter, noise_floor):
     """Prior variance plus noise of the pseudo-observation at the origin: ``σ² + σ_n² / k + jitter``."""
     noise = post.params["noise"] + noise_floor
     return post.params["kernel"]["amplitude"] + noise / jnp.maximum(post.centre_count, 1) + jitter
@@ -161,7 +161,7 @@ def predict(kernel: Cylindrical, post: BockPosterior, x, boundary: bool = False,
     # the origin's pseudo-observation, eliminated after the others (p: its conditional std)
     has = post.centre_count > 0
     tiny = jnp.finfo(var.dtype).tiny ** 0.5
-    p = jnp.sqrt(jnp.maximum(_centre_variance(kernel, post, jitter, noise_floor) - jnp.sum(q**2, axis=0), tiny))
+    p = jnp.sqrt(jnp.maximum(_centre_variance(post, jitter, noise_floor) - jnp.sum(q**2, axis=0), tiny))
     k_bar = jnp.where(has, (kernel.radius_kernel(kp, w0, ws) - jnp.sum(q * v, axis=0)) / p, 0.0)
     y_bar = jnp.where(has, (post.centre_residual - q.T @ post.white) / p, 0.0)
     mean = mean + k_bar * y_bar
@@ -206,7 +206,7 @@ def log_marginal_likelihood(kernel: Cylindrical, params, data: Data, jitter: flo
     def centre_term(_):
         k = jnp.maximum(post.centre_count, 1).astype(value.dtype)
         noise = params["noise"] + noise_floor
-        variance = _centre_variance(kernel, post, jitter, noise_floor)
+        variance = _centre_variance(post, jitter, noise_floor)
         # column j: covariances of the rows off the origin with the origin pointing along a_j
         w0 = kernel.warped_radius(kp, jnp.zeros((), w.dtype))
         cross = kernel.radius_kernel(kp, w, w0)[:, None] * kernel.angular_kernel(kp, a @ a.T)
