@@ -369,7 +369,8 @@ def claims_of(results: dict) -> list[dict]:
             f"GPSampler {f'{gp_wins}/{n}' if with_gp else gp_missing}, TPE {tpe_wins}/{n}, random {random_wins}/{n}"
             + (behind_text if behind else ""),
             ("yes" if with_gp else "partly") if held else "no", SECTION))
-    missing = [(dim, multiple * dim) for dim in ISSUE_DIMS for multiple in (10, 20) if (dim, multiple * dim) not in shown]
+    missing = [(dim, multiple * dim) for dim in ISSUE_DIMS for multiple in (10, 20)
+               if (dim, multiple * dim) not in shown]
     if missing:
         rows.append(_common.claim(
             "jbo", "default gp vs Optuna GP/TPE, shifted-rotated functions: the other dimensions and budgets of"
