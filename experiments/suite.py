@@ -25,6 +25,7 @@ import argparse
 import os
 import sys
 import time
+from typing import NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -88,6 +89,8 @@ PEER_NAMES = {"optuna-gp": "GPSampler", "optuna-tpe": "TPE", "random": "random"}
 SAME_AS = {("elliptic", 2): "bent_cigar"}
 #: The dimensions issue #28's bar names ("d from 2 to 20"), each at 10·d and 20·d evaluations.
 ISSUE_DIMS = (2, 5, 10, 20)
+#: The seeds per function a cell's methods run (issue #28: ≥ 10); a cell may run some methods on more.
+MIN_SEEDS = 10
 FLOOR = 1e-8  # the score's floor: a run within 1e-8 of the optimum counts as solved
 SAVE_EVERY = 30.0  # seconds of runs between writes of the results file (each write rewrites it whole)
 
@@ -221,12 +224,36 @@ def main(argv=None):
 # ----------------------------------------------------------------------------------------------
 # The report
 # ----------------------------------------------------------------------------------------------
+class Scores(NamedTuple):
+    """One method's scores on one function: their mean, the number of seeds and each seed's score."""
+
+    mean: float
+    seeds: int
+    by_seed: dict
+
+
 def _means(cell: dict) -> dict:
-    """``{method: (mean score, seeds)}`` of one (dimension, budget, function)."""
+    """``{method: Scores}`` of one (dimension, budget, function)."""
     import numpy as np
 
-    return {method: (float(np.mean([score(r["values"], r["optimum"]) for r in runs.values()])), len(runs))
-            for method, runs in cell.items() if runs}
+    out = {}
+    for method, runs in cell.items():
+        if runs:
+            by_seed = {seed: score(r["values"], r["optimum"]) for seed, r in runs.items()}
+            out[method] = Scores(float(np.mean(list(by_seed.values()))), len(by_seed), by_seed)
+    return out
+
+
+def compared(a: Scores, b: Scores) -> tuple[float, float, int]:
+    """Two methods' mean scores on the seeds both ran, and how many those are: a method run on more seeds than
+    another is compared with it on the same instances only."""
+    import numpy as np
+
+    common = a.by_seed.keys() & b.by_seed.keys()
+    if len(common) == a.seeds == b.seeds:
+        return a.mean, b.mean, a.seeds
+    return (float(np.mean([a.by_seed[s] for s in common])) if common else float("nan"),
+            float(np.mean([b.by_seed[s] for s in common])) if common else float("nan"), len(common))
 
 
 def _order(methods) -> list[str]:
@@ -235,9 +262,31 @@ def _order(methods) -> list[str]:
 
 
 def wins(table: dict, arm: str, peer: str) -> tuple[int, int]:
-    """``(functions where arm's mean score is below peer's, functions where both ran)``."""
-    both = [(c[arm][0], c[peer][0]) for c in table.values() if arm in c and peer in c]
+    """``(functions where arm's mean score is below peer's, functions where both ran)``, each on the seeds both
+    ran."""
+    both = [compared(c[arm], c[peer]) for c in table.values() if arm in c and peer in c]
+    both = [(a, p) for a, p, seeds in both if seeds]
     return sum(a < p for a, p in both), len(both)
+
+
+def compared_seeds(table: dict, arm: str, peer: str) -> list[int]:
+    """The numbers of seeds on which ``arm`` and ``peer`` are compared, one per function both ran (sorted, unique)."""
+    return sorted({compared(c[arm], c[peer])[2] for c in table.values() if arm in c and peer in c})
+
+
+def _behind(arm: Scores, other: Scores) -> bool:
+    """Whether ``arm``'s mean is above ``other``'s on the seeds both ran (a tie is not behind)."""
+    a, b, _ = compared(arm, other)
+    return a > b
+
+
+def _seeds_text(table: dict, methods) -> str:
+    """The seeds each method ran, e.g. ``30 seeds (optuna-gp: 10)``."""
+    counts = {m: sorted({c[m].seeds for c in table.values() if m in c}) for m in methods}
+    text = lambda n: "/".join(map(str, n))  # noqa: E731
+    usual = max((text(n) for n in counts.values()), key=list(map(text, counts.values())).count)
+    others = [f"{m}: {text(n)}" for m, n in counts.items() if text(n) != usual]
+    return f"{usual} seeds" + (f" ({', '.join(others)})" if others else "")
 
 
 def tables(results: dict) -> dict:
@@ -251,24 +300,23 @@ def tables(results: dict) -> dict:
 
 def section(results: dict) -> str:
     lines = ["## A suite of shifted and rotated test functions: jbo against Optuna's samplers", "",
-             _common.header(SECTION, "python experiments/suite.py --dims D --budgets M --seeds 10 --arms ARM ... "
+             _common.header(SECTION, "python experiments/suite.py --dims D --budgets M --seeds N --arms ARM ... "
                                      "--peers PEER ... [--functions NAME ...]"),
              "Mean over seeds of log10(best − f*) (floored at 1e-8) on random shifted and rotated instances "
              "(`jbo.benchmarks.shifted_rotated`, one per seed, the same for every method); lower is better. "
              "`wins`: functions where jbo's arm has the lower mean (ties, e.g. Easom where no run finds the needle, are "
-             "not wins). `gp`: jbo's default (Yeo-Johnson output warping, UCB, a trust region); `gp-global`: UCB on "
+             "not wins); a method run on more seeds than another is compared with it on the seeds both ran. `gp`: jbo's default (Yeo-Johnson output warping, UCB, a trust region); `gp-global`: UCB on "
              "the whole box (the default before the trust region's measurement below); `gp-ei`: EI (before the "
-             "acquisition's); `gp-none`: EI unwarped (before the warp's); `gp-rank`: EI on normal scores. Only the dimensions and budgets listed were run; at d = 2 the "
-             "elliptic function is the bent cigar and is counted once.", ""]
+             "acquisition's); `gp-none`: EI unwarped (before the warp's); `gp-rank`: EI on normal scores. Only the dimensions and budgets listed were run; at "
+             "d = 2 the elliptic function is the bent cigar and is counted once.", ""]
     for (dim, budget), table in tables(results).items():
         methods = _order({m for cell in table.values() for m in cell if m in MAIN or m not in ARMS})
-        seeds = sorted({cell[m][1] for cell in table.values() for m in methods if m in cell})
-        lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {'/'.join(map(str, seeds))} seeds**", "",
+        lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {_seeds_text(table, methods)}**", "",
                   "| function | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
         for name, cell in table.items():
-            best = min(cell[m][0] for m in methods if m in cell)
+            best = min(cell[m].mean for m in methods if m in cell)
             lines.append(f"| {name} | " + " | ".join(
-                "–" if m not in cell else (f"**{cell[m][0]:+.2f}**" if cell[m][0] == best else f"{cell[m][0]:+.2f}")
+                "–" if m not in cell else (f"**{cell[m].mean:+.2f}**" if cell[m].mean == best else f"{cell[m].mean:+.2f}")
                 for m in methods) + " |")
         for arm in (m for m in methods if m in ARMS):
             others = [m for m in methods if m in PEERS or (m == "gp" and arm != "gp")]
@@ -290,11 +338,12 @@ def exploration(results: dict) -> list[str]:
                 continue
             others = [m for m in (baseline, *PEERS) if all(m in c for c in cells.values())]
             counts = ", ".join(f"{m} {'/'.join(map(str, wins(cells, arm, m)))}" for m in others)
-            behind = [name for name, c in cells.items() if "random" in c and c[arm][0] > c["random"][0]]
-            seeds = sorted({c[arm][1] for c in cells.values()})
+            behind = [name for name, c in cells.items() if "random" in c and _behind(c[arm], c["random"])]
+            seeds = compared_seeds(cells, arm, baseline)
+            pairs = [compared(c[arm], c[baseline]) for c in cells.values()]
             rows.append(f"| d = {dim}, {budget} | {arm} | {baseline} | {'/'.join(map(str, seeds))} | {counts} | "
-                        f"{np.mean([c[arm][0] for c in cells.values()]):+.3f} | "
-                        f"{np.mean([c[baseline][0] for c in cells.values()]):+.3f} | {', '.join(behind) or '–'} |")
+                        f"{np.mean([a for a, _, _ in pairs]):+.3f} | {np.mean([b for _, b, _ in pairs]):+.3f} | "
+                        f"{', '.join(behind) or '–'} |")
     if not rows:
         return []
     return ["**Exploration (issue #28, item 2), each arm against the default it was measured against, on the same "
@@ -346,10 +395,11 @@ def claims_of(results: dict) -> list[dict]:
         return []
     rows, shown, progress = [], set(), {}
     for (dim, budget), table in tables(results).items():
-        # the default ran every function on the same seeds, and a peer counts where it ran them all (a run in
-        # progress does not)
-        complete = lambda m: all(m in c and c[m][1] >= c["gp"][1] for c in table.values())  # noqa: E731
-        gp_seeds = {c["gp"][1] if "gp" in c else 0 for c in table.values()}
+        # the default ran every function on the same seeds, and a peer counts where it ran them all, or at least
+        # MIN_SEEDS of them where the default ran more (a run in progress does not)
+        complete = lambda m: all(m in c and compared(c["gp"], c[m])[2] >= min(c["gp"].seeds, MIN_SEEDS)  # noqa: E731
+                                 for c in table.values())
+        gp_seeds = {c["gp"].seeds if "gp" in c else 0 for c in table.values()}
         if len(gp_seeds) > 1 or 0 in gp_seeds or not complete("optuna-tpe") or not complete("random"):
             progress[dim, budget] = in_progress(table)
             continue
@@ -360,14 +410,14 @@ def claims_of(results: dict) -> list[dict]:
         shown.add((dim, budget))
         gp_missing = "partly run" if any("optuna-gp" in c for c in table.values()) else "not run"
         behind = [(name, *paired_difference(results[f"{dim}/{budget}"][name], "gp", "random"))
-                  for name, c in table.items() if c["gp"][0] > c["random"][0]]  # a tie is not behind
+                  for name, c in table.items() if _behind(c["gp"], c["random"])]
         held = (tpe_wins >= 0.75 * n and not behind) and (not with_gp or gp_wins >= 0.75 * n)
         behind_text = "; behind random on " + ", ".join(f"{name} by {mean:+.2f} ± {se:.2f}" for name, mean, se in behind)
         rows.append(_common.claim(
             "jbo", f"default gp vs Optuna GP/TPE, {n} shifted-rotated functions, d = {dim}, {budget} evaluations",
             "≥ 75 % wins over each, none behind random",
             f"GPSampler {f'{gp_wins}/{n}' if with_gp else gp_missing}, TPE {tpe_wins}/{n}, random {random_wins}/{n}"
-            + (behind_text if behind else ""),
+            f" ({_compared_text(table, with_gp)})" + (behind_text if behind else ""),
             ("yes" if with_gp else "partly") if held else "no", SECTION))
     missing = [(dim, multiple * dim) for dim in ISSUE_DIMS for multiple in (10, 20)
                if (dim, multiple * dim) not in shown]
@@ -380,16 +430,25 @@ def claims_of(results: dict) -> list[dict]:
     return rows
 
 
+def _compared_text(table: dict, with_gp: bool) -> str:
+    """The seeds the default's comparisons rest on, e.g. ``30 seeds; GPSampler 10``."""
+    counts = {PEER_NAMES[p]: "/".join(map(str, compared_seeds(table, "gp", p)))
+              for p in PEERS if with_gp or p != "optuna-gp"}
+    usual = max(counts.values(), key=list(counts.values()).count)
+    return f"{usual} seeds" + "".join(f"; {name} {n}" for name, n in counts.items() if n != usual)
+
+
 def in_progress(table: dict) -> str | None:
     """Where a cell stands while its runs go on: on the functions the default ran on its most seeds, its wins
     over each method that ran those seeds too (``None`` before the default has finished one function)."""
-    seeds = max((c["gp"][1] for c in table.values() if "gp" in c), default=0)
-    done = {name: c for name, c in table.items() if "gp" in c and c["gp"][1] == seeds}
+    seeds = max((c["gp"].seeds for c in table.values() if "gp" in c), default=0)
+    done = {name: c for name, c in table.items() if "gp" in c and c["gp"].seeds == seeds}
     if not done:
         return None
     counts = []
     for peer in PEERS:
-        ran = {name: c for name, c in done.items() if peer in c and c[peer][1] >= seeds}
+        ran = {name: c for name, c in done.items()
+               if peer in c and compared(c["gp"], c[peer])[2] >= min(seeds, MIN_SEEDS)}
         if ran:
             counts.append(f"{PEER_NAMES[peer]} {wins(ran, 'gp', peer)[0]}/{len(ran)}")
     return (f"in progress, the default on {len(done)} of {len(table)} functions ({seeds} seeds), ahead of "

@@ -85,3 +85,19 @@ def test_runs_are_stored_together_and_a_later_call_adds_only_the_missing_seeds(t
     assert {name: sorted(stored[name]["random"]) for name in stored} == {
         "sphere": ["0", "1", "2", "3", "4"], "branin": ["0", "1", "2", "3", "4"]}
     assert all(len(run["values"]) == 20 for runs in stored.values() for run in runs["random"].values())
+
+
+def test_a_method_run_on_more_seeds_is_compared_on_the_seeds_both_ran(monkeypatch):
+    import suite
+
+    monkeypatch.setattr(suite, "MIN_SEEDS", 2)
+    # the default: worse than TPE on the two seeds TPE ran, far better on the two more it ran alone
+    cell = {"sphere": _cell([1.0, 1.0, 1e-6, 1e-6], [1e-1] * 2, [10.0] * 4, [1e-2] * 2)}
+    row = suite.claims_of({"2/20": cell})[0]
+    assert row["jbo_figure"].startswith("GPSampler 0/1, TPE 0/1, random 1/1 (2 seeds; random 4)")
+    assert row["reproduced"] == "no"
+    monkeypatch.setattr(suite, "MIN_SEEDS", 3)  # TPE's two seeds are then too few: the cell is in progress
+    assert all("d = 2, 20 evaluations" not in r["claim"] for r in suite.claims_of({"2/20": cell}))
+    table = suite.tables({"2/20": cell})[2, 20]
+    assert "4 seeds (optuna-gp: 2, optuna-tpe: 2)" in suite.section({"2/20": cell})
+    assert suite.compared(table["sphere"]["gp"], table["sphere"]["random"])[2] == 4
