@@ -304,20 +304,22 @@ def section(results: dict) -> str:
                                      "--peers PEER ... [--functions NAME ...]"),
              "Mean over seeds of log10(best − f*) (floored at 1e-8) on random shifted and rotated instances "
              "(`jbo.benchmarks.shifted_rotated`, one per seed, the same for every method); lower is better. "
-             "`wins`: functions where jbo's arm has the lower mean (ties, e.g. Easom where no run finds the needle, are "
-             "not wins); a method run on more seeds than another is compared with it on the seeds both ran. `gp`: jbo's default (Yeo-Johnson output warping, UCB, a trust region); `gp-global`: UCB on "
-             "the whole box (the default before the trust region's measurement below); `gp-ei`: EI (before the "
-             "acquisition's); `gp-none`: EI unwarped (before the warp's); `gp-rank`: EI on normal scores. Only the dimensions and budgets listed were run; at "
-             "d = 2 the elliptic function is the bent cigar and is counted once.", ""]
+             "`wins`: functions where jbo's arm has the lower mean (ties, e.g. Easom where no run finds the "
+             "needle, are not wins); a method run on more seeds than another is compared with it on the seeds both"
+             " ran. `gp`: jbo's default (Yeo-Johnson output warping, UCB, a trust region); `gp-global`: UCB on the"
+             " whole box (the default before the trust region's measurement below); `gp-ei`: EI (before the "
+             "acquisition's); `gp-none`: EI unwarped (before the warp's); `gp-rank`: EI on normal scores. Only the"
+             " dimensions and budgets listed were run; at d = 2 the elliptic function is the bent cigar and is "
+             "counted once.", ""]
     for (dim, budget), table in tables(results).items():
         methods = _order({m for cell in table.values() for m in cell if m in MAIN or m not in ARMS})
         lines += [f"**d = {dim}, budget {budget} ({budget // dim}·d), {_seeds_text(table, methods)}**", "",
                   "| function | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
         for name, cell in table.items():
             best = min(cell[m].mean for m in methods if m in cell)
-            lines.append(f"| {name} | " + " | ".join(
-                "–" if m not in cell else (f"**{cell[m].mean:+.2f}**" if cell[m].mean == best else f"{cell[m].mean:+.2f}")
-                for m in methods) + " |")
+            shown = {m: f"**{cell[m].mean:+.2f}**" if cell[m].mean == best else f"{cell[m].mean:+.2f}"
+                     for m in methods if m in cell}
+            lines.append(f"| {name} | " + " | ".join(shown.get(m, "–") for m in methods) + " |")
         for arm in (m for m in methods if m in ARMS):
             others = [m for m in methods if m in PEERS or (m == "gp" and arm != "gp")]
             counts = [f"{other} {'/'.join(map(str, wins(table, arm, other)))}" for other in others]
