@@ -328,6 +328,18 @@ def section(results: dict) -> str:
     return "\n".join(lines + exploration(results)).rstrip() + "\n"
 
 
+def _on_seeds(cell: dict, seeds) -> dict:
+    """A function's :class:`Scores` restricted to ``seeds`` (the methods that ran none of them left out)."""
+    import numpy as np
+
+    out = {}
+    for method, scores in cell.items():
+        by_seed = {s: v for s, v in scores.by_seed.items() if s in seeds}
+        if by_seed:
+            out[method] = Scores(float(np.mean(list(by_seed.values()))), len(by_seed), by_seed)
+    return out
+
+
 def exploration(results: dict) -> list[str]:
     """The exploration arms (:data:`EXPLORATION`) against their baselines, one row per (dimension, budget, arm)."""
     import numpy as np
@@ -335,17 +347,18 @@ def exploration(results: dict) -> list[str]:
     rows = []
     for (dim, budget), table in tables(results).items():
         for arm, baseline in EXPLORATION.items():
-            cells = {name: cell for name, cell in table.items() if arm in cell and baseline in cell}
+            # every comparison of a row on the seeds the arm and its baseline both ran
+            cells = {name: _on_seeds(cell, cell[arm].by_seed.keys() & cell[baseline].by_seed.keys())
+                     for name, cell in table.items() if arm in cell and baseline in cell}
             if not cells:
                 continue
             others = [m for m in (baseline, *PEERS) if all(m in c for c in cells.values())]
             counts = ", ".join(f"{m} {'/'.join(map(str, wins(cells, arm, m)))}" for m in others)
             behind = [name for name, c in cells.items() if "random" in c and _behind(c[arm], c["random"])]
-            seeds = compared_seeds(cells, arm, baseline)
-            pairs = [compared(c[arm], c[baseline]) for c in cells.values()]
+            seeds = sorted({c[arm].seeds for c in cells.values()})
             rows.append(f"| d = {dim}, {budget} | {arm} | {baseline} | {'/'.join(map(str, seeds))} | {counts} | "
-                        f"{np.mean([a for a, _, _ in pairs]):+.3f} | {np.mean([b for _, b, _ in pairs]):+.3f} | "
-                        f"{', '.join(behind) or '–'} |")
+                        f"{np.mean([c[arm].mean for c in cells.values()]):+.3f} | "
+                        f"{np.mean([c[baseline].mean for c in cells.values()]):+.3f} | {', '.join(behind) or '–'} |")
     if not rows:
         return []
     return ["**Exploration (issue #28, item 2), each arm against the default it was measured against, on the same "

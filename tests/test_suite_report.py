@@ -101,3 +101,14 @@ def test_a_method_run_on_more_seeds_is_compared_on_the_seeds_both_ran(monkeypatc
     table = suite.tables({"2/20": cell})[2, 20]
     assert "4 seeds (optuna-gp: 2, optuna-tpe: 2)" in suite.section({"2/20": cell})
     assert suite.compared(table["sphere"]["gp"], table["sphere"]["random"])[2] == 4
+
+
+def test_an_exploration_row_compares_everything_on_the_seeds_of_the_arm_and_its_baseline():
+    import suite
+
+    cell = _cell([1.0, 1.0, 1e-6, 1e-6], [1e-1] * 4, [1e-2, 1e-2, 10.0, 10.0])
+    cell["gp-map"] = _runs([1e-1] * 2)  # two seeds, against the default's four
+    row = next(line for line in suite.exploration({"2/20": {"sphere": cell}}) if "| gp-map |" in line)
+    # on seeds 0 and 1: gp-map ahead of gp, behind random search (which is ahead there, behind on seeds 2 and 3)
+    assert row.startswith("| d = 2, 20 | gp-map | gp | 2 | gp 1/1, optuna-tpe 0/1, random 0/1 | -1.000 | +0.000 |")
+    assert row.endswith("| sphere |")
