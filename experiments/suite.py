@@ -231,17 +231,16 @@ class Scores(NamedTuple):
     seeds: int
     by_seed: dict
 
+    @classmethod
+    def of(cls, by_seed: dict) -> "Scores":
+        """The scores ``{seed: score}`` (not empty)."""
+        return cls(sum(by_seed.values()) / len(by_seed), len(by_seed), by_seed)
+
 
 def _means(cell: dict) -> dict:
     """``{method: Scores}`` of one (dimension, budget, function)."""
-    import numpy as np
-
-    out = {}
-    for method, runs in cell.items():
-        if runs:
-            by_seed = {seed: score(r["values"], r["optimum"]) for seed, r in runs.items()}
-            out[method] = Scores(float(np.mean(list(by_seed.values()))), len(by_seed), by_seed)
-    return out
+    return {method: Scores.of({seed: score(r["values"], r["optimum"]) for seed, r in runs.items()})
+            for method, runs in cell.items() if runs}
 
 
 def compared(a: Scores, b: Scores) -> tuple[float, float, int]:
@@ -330,14 +329,8 @@ def section(results: dict) -> str:
 
 def _on_seeds(cell: dict, seeds) -> dict:
     """A function's :class:`Scores` restricted to ``seeds`` (the methods that ran none of them left out)."""
-    import numpy as np
-
-    out = {}
-    for method, scores in cell.items():
-        by_seed = {s: v for s, v in scores.by_seed.items() if s in seeds}
-        if by_seed:
-            out[method] = Scores(float(np.mean(list(by_seed.values()))), len(by_seed), by_seed)
-    return out
+    restricted = {method: {s: v for s, v in scores.by_seed.items() if s in seeds} for method, scores in cell.items()}
+    return {method: Scores.of(by_seed) for method, by_seed in restricted.items() if by_seed}
 
 
 def exploration(results: dict) -> list[str]:
