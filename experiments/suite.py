@@ -236,6 +236,10 @@ class Scores(NamedTuple):
         """The scores ``{seed: score}`` (not empty)."""
         return cls(sum(by_seed.values()) / len(by_seed), len(by_seed), by_seed)
 
+    def on(self, seeds) -> "Scores":
+        """The scores of ``seeds`` alone (at least one of them run)."""
+        return Scores.of({s: v for s, v in self.by_seed.items() if s in seeds})
+
 
 def _means(cell: dict) -> dict:
     """``{method: Scores}`` of one (dimension, budget, function)."""
@@ -246,13 +250,10 @@ def _means(cell: dict) -> dict:
 def compared(a: Scores, b: Scores) -> tuple[float, float, int]:
     """Two methods' mean scores on the seeds both ran, and how many those are: a method run on more seeds than
     another is compared with it on the same instances only."""
-    import numpy as np
-
     common = a.by_seed.keys() & b.by_seed.keys()
-    if len(common) == a.seeds == b.seeds:
-        return a.mean, b.mean, a.seeds
-    return (float(np.mean([a.by_seed[s] for s in common])) if common else float("nan"),
-            float(np.mean([b.by_seed[s] for s in common])) if common else float("nan"), len(common))
+    if not common:
+        return float("nan"), float("nan"), 0
+    return a.on(common).mean, b.on(common).mean, len(common)
 
 
 def _order(methods) -> list[str]:
@@ -279,17 +280,22 @@ def _behind(arm: Scores, other: Scores) -> bool:
     return a > b
 
 
+def _usual(counts: dict) -> tuple[str, dict]:
+    """The most frequent of ``{name: seeds text}``'s values, and the names whose value differs from it."""
+    values = list(counts.values())
+    usual = max(values, key=values.count)
+    return usual, {name: n for name, n in counts.items() if n != usual}
+
+
 def _seeds_text(table: dict, methods) -> str:
     """The seeds each method ran, e.g. ``30 seeds (optuna-gp: 10)``."""
-    counts = {m: sorted({c[m].seeds for c in table.values() if m in c}) for m in methods}
-    text = lambda n: "/".join(map(str, n))  # noqa: E731
-    usual = max((text(n) for n in counts.values()), key=list(map(text, counts.values())).count)
-    others = [f"{m}: {text(n)}" for m, n in counts.items() if text(n) != usual]
-    return f"{usual} seeds" + (f" ({', '.join(others)})" if others else "")
+    usual, others = _usual({m: "/".join(map(str, sorted({c[m].seeds for c in table.values() if m in c})))
+                            for m in methods})
+    return f"{usual} seeds" + (f" ({', '.join(f'{m}: {n}' for m, n in others.items())})" if others else "")
 
 
 def tables(results: dict) -> dict:
-    """``{(dim, budget): {function: {method: (mean score, seeds)}}}``."""
+    """``{(dim, budget): {function: {method: Scores}}}``."""
     out = {}
     for key, functions in results.items():
         dim, budget = (int(v) for v in key.split("/"))
@@ -329,8 +335,7 @@ def section(results: dict) -> str:
 
 def _on_seeds(cell: dict, seeds) -> dict:
     """A function's :class:`Scores` restricted to ``seeds`` (the methods that ran none of them left out)."""
-    restricted = {method: {s: v for s, v in scores.by_seed.items() if s in seeds} for method, scores in cell.items()}
-    return {method: Scores.of(by_seed) for method, by_seed in restricted.items() if by_seed}
+    return {method: scores.on(seeds) for method, scores in cell.items() if scores.by_seed.keys() & seeds}
 
 
 def exploration(results: dict) -> list[str]:
@@ -440,10 +445,9 @@ def claims_of(results: dict) -> list[dict]:
 
 def _compared_text(table: dict, with_gp: bool) -> str:
     """The seeds the default's comparisons rest on, e.g. ``30 seeds; GPSampler 10``."""
-    counts = {PEER_NAMES[p]: "/".join(map(str, compared_seeds(table, "gp", p)))
-              for p in PEERS if with_gp or p != "optuna-gp"}
-    usual = max(counts.values(), key=list(counts.values()).count)
-    return f"{usual} seeds" + "".join(f"; {name} {n}" for name, n in counts.items() if n != usual)
+    usual, others = _usual({PEER_NAMES[p]: "/".join(map(str, compared_seeds(table, "gp", p)))
+                            for p in PEERS if with_gp or p != "optuna-gp"})
+    return f"{usual} seeds" + "".join(f"; {name} {n}" for name, n in others.items())
 
 
 def in_progress(table: dict) -> str | None:
