@@ -5,33 +5,56 @@
 #
 # In order, each step under its own time limit, logs and results written under $OUT:
 #   1. which JAX devices the process sees (devices.txt);
-#   2. the tests that touch device-specific paths (float32/TF32, the CLI's CPU pinning, numerics, models,
-#      the compiled many-seed path), stopped at the first failure (tests.log);
-#   3. slice chains against one chain per suggestion at N = 200, 400, 800 on the accelerator
-#      (experiments/bench_chains.py): the run's experiments/results/bench_chains.json, with this device's rows
-#      merged beside the stored CPU rows, is copied to $OUT/bench_chains.json.
-# Back on the development machine: copy $OUT/bench_chains.json over experiments/results/bench_chains.json and
-# regenerate the report (python experiments/report.py). --quick: tiny settings, for trying the script on a CPU.
-# jbo runs from the checkout (PYTHONPATH), with whatever jax the machine has; versions go to devices.txt.
+#   2. whole studies through jbo.study, runs per second (experiments/bench_devices.py: the GP-MAP ablation grid
+#      and the default GP on Hartmann6; studies.log);
+#   3. slice chains against one chain per suggestion at N = 200 and 400 (experiments/bench_chains.py; chains.log);
+#   4. the test suite (tests.log), on 12 workers, the card's memory allocated on demand;
+#   5. BOCK on Rosenbrock-20 through jbo.study with the time left before the deadline (bock.log).
+# The results files with this device's rows merged beside the stored ones (bench_devices.json, bench_chains.json,
+# provenance.json) are copied to $OUT. Back on the development machine: take this device's entries from them
+# into experiments/results/ and regenerate the report (python experiments/report.py). Wheels in .whl (packages the
+# machine lacks, e.g. optuna for its sampler's tests) are installed first when present. --quick: tiny settings,
+# for trying the script on a CPU. jbo runs from the checkout (PYTHONPATH), with whatever jax the machine has;
+# versions go to devices.txt.
 set -u -o pipefail
 OUT=${OUT:-/tmp/jbo_device_session}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
-export PYTHONPATH=. PYTHONUNBUFFERED=1 JBO_NO_CACHE=1
+START=$SECONDS
+export PYTHONPATH=. PYTHONUNBUFFERED=1 JBO_NO_CACHE=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 PYTHON=${PYTHON:-python3}
 if [[ "${1:-}" == "--quick" ]]; then
-  TESTS=(tests/test_float32.py) CHAIN_N=(50) TEST_LIMIT=300 CHAIN_LIMIT=300
+  TESTS=(tests/test_float32.py) WORKERS=2 STUDY=(--seeds 2 --bock-seeds 2 --bock-budget 8) CHAIN_N=(50)
+  LIMITS=(300 300 300) DEADLINE=900
 else
-  TESTS=(tests/test_float32.py tests/test_cli.py tests/test_core_numerics.py tests/test_models.py tests/test_many.py)
-  CHAIN_N=(200 400 800) TEST_LIMIT=240 CHAIN_LIMIT=270
+  TESTS=(tests) WORKERS=12 STUDY=(--seeds 10 --bock-seeds 5 --bock-budget 100) CHAIN_N=(200 400)
+  LIMITS=(90 90 220) DEADLINE=500
+fi
+if compgen -G ".whl/*.whl" > /dev/null; then
+  "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=.:/tmp/site
 fi
 
 "$PYTHON" -c "import jax, numpyro, flax, optax; print(jax.devices()); print('jax', jax.__version__, 'numpyro',
 numpyro.__version__, 'flax', flax.__version__, 'optax', optax.__version__)" 2>&1 | tee "$OUT/devices.txt"
 
-timeout "$TEST_LIMIT" "$PYTHON" -m pytest -q -x -p no:cacheprovider "${TESTS[@]}" 2>&1 | tee "$OUT/tests.log"
-echo "tests: exit $?" | tee -a "$OUT/tests.log"
+timeout "${LIMITS[0]}" "$PYTHON" experiments/bench_devices.py --studies gp-map-grid gp-default "${STUDY[@]}" 2>&1 \
+  | tee "$OUT/studies.log"
+echo "bench_devices: exit $?" | tee -a "$OUT/studies.log"
 
-timeout "$CHAIN_LIMIT" "$PYTHON" experiments/bench_chains.py --n "${CHAIN_N[@]}" 2>&1 | tee "$OUT/chains.log"
+timeout "${LIMITS[1]}" "$PYTHON" experiments/bench_chains.py --n "${CHAIN_N[@]}" 2>&1 | tee "$OUT/chains.log"
 echo "bench_chains: exit $?" | tee -a "$OUT/chains.log"
-cp experiments/results/bench_chains.json "$OUT/bench_chains.json"
+
+timeout "${LIMITS[2]}" "$PYTHON" -m pytest -p no:cacheprovider -n "$WORKERS" --dist loadfile -v -v -rfE "${TESTS[@]}" 2>&1 \
+  > "$OUT/tests.log"
+echo "tests: exit $?" | tee -a "$OUT/tests.log"
+tail -5 "$OUT/tests.log"
+
+LEFT=$((DEADLINE - (SECONDS - START)))
+if ((LEFT > 30)); then
+  timeout "$LEFT" "$PYTHON" experiments/bench_devices.py --studies bock-rosenbrock20 "${STUDY[@]}" 2>&1 | tee "$OUT/bock.log"
+  echo "bock: exit $? (limit $LEFT s)" | tee -a "$OUT/bock.log"
+fi
+for name in bench_devices.json bench_chains.json provenance.json; do
+  cp "experiments/results/$name" "$OUT/$name" 2>/dev/null
+done
