@@ -126,6 +126,34 @@ def record_provenance(section: str, accumulates: bool = False) -> None:
     merge_result(path, [section], record)
 
 
+def stored_provenance(name: str) -> dict | None:
+    """The provenance stored under ``name`` (:func:`record_provenance`), or ``None``."""
+    import json
+
+    path = provenance_path()
+    return (json.load(open(path)) if os.path.exists(path) else {}).get(name)
+
+
+#: The header line of a section whose rows come from several devices, each run's provenance under the table.
+PER_DEVICE_HEADER = "- provenance: one run per device, each listed under the table (date, commit, machine, command)."
+
+
+def record_device_provenance(section: str, device: str) -> None:
+    """:func:`record_provenance` of one device's rows of ``section`` (stored as ``section/device``), for a
+    section whose rows from several machines accumulate (:func:`device_provenance`)."""
+    record_provenance(f"{section}/{device}", accumulates=True)
+
+
+def device_provenance(section: str, devices) -> list[str]:
+    """The lines listing where each device's rows of ``section`` were measured (:func:`record_device_provenance`)."""
+    lines = ["Devices:", ""]
+    for device in devices:
+        stored = stored_provenance(f"{section}/{device}")
+        lines.append(f"- {device}: " + (f"date {stored['date']}; commit {stored['commit']}; machine {stored['machine']};"
+                                        f" command `{stored['command']}`" if stored else "provenance not recorded"))
+    return lines
+
+
 def header(section: str, command_form: str | None = None) -> str:
     """The provenance lines a BENCHMARKS.md section starts with, from the stored data
     (:func:`record_provenance`), and its ``note`` where one was added to stored data by hand (what changed in

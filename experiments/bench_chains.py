@@ -38,7 +38,7 @@ def main(argv=None):
 
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     device = _common.device_label(_common.machine())
-    _common.record_provenance(SECTION, accumulates=True)
+    _common.record_device_provenance(SECTION, device)
     for n in args.n:
         for chains in args.chains:
             row = bench_suggest.time_jbo("slice", n, args.repeats, num_chains=chains)
@@ -83,14 +83,15 @@ def report() -> None:
     if not results:
         return
     ns = sorted({int(n) for rows in results.values() for n in rows})
-    lines = ["## Slice sampling in several chains against one chain", "", _common.header(SECTION),
+    lines = ["## Slice sampling in several chains against one chain", "", _common.PER_DEVICE_HEADER, "",
              "The GP's default (Hartmann6, Matérn-5/2 ARD, 10 slice samples per suggestion, float64) with its samples"
              " drawn by one chain (`num_chains=1`, the default: each suggestion continues it by 10 sweeps) or by C"
              " chains of 10 / C sweeps each (`num_chains=C`: side by side on an accelerator, one after another on a"
              " CPU). Steady seconds per suggestion (median of the calls after the two compiling ones; in brackets,"
              " the first call: compilation plus the cold fit, where every chain burns in for 50 sweeps). `ratio`:"
              " C chains / one chain. On an accelerator, `bash experiments/device_session.sh` runs these rows with"
-             " the device-specific tests in one lease.", "",
+             " the test suite in one lease. At equal samples ten chains of one sweep are behind one chain in quality"
+             " (the suite's `gp-chains` arms), so one chain stays the default where they are faster too.", "",
              "| device | chains | " + " | ".join(f"N={n}" for n in ns) + " |", "|---|---|" + "---|" * len(ns)]
     for device, rows in results.items():
         chains = sorted({int(c) for by_chains in rows.values() for c in by_chains})
@@ -107,6 +108,7 @@ def report() -> None:
                 cells.append(f"{many['seconds_per_suggestion'] / one['seconds_per_suggestion']:.2f}"
                              if one and many else "–")
             lines.append(f"| {device} | ratio {c} / 1 | " + " | ".join(cells) + " |")
+    lines += ["", *_common.device_provenance(SECTION, results)]
     _common.update_section(SECTION, "\n".join(lines))
 
 

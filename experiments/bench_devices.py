@@ -39,7 +39,7 @@ STUDIES = ("gp-map-grid", "gp-default", "bock-rosenbrock20")
 DESCRIPTION = {
     "gp-map-grid": "GP-MAP ei / ucb / pi / ucb β=4, Hartmann6, 60 evaluations",
     "gp-default": "default GP (slice sampling), Hartmann6, 100 evaluations",
-    "bock-rosenbrock20": "BOCK (paper's model, centre start), normalised Rosenbrock-20",
+    "bock-rosenbrock20": "BOCK (paper's model, centre start), normalised Rosenbrock-20 (the paper: 200 evaluations)",
 }
 
 
@@ -72,8 +72,7 @@ def measure(name: str, seeds: int, bock_budget: int) -> dict:
     running = wall - result.compile_seconds
     return {"arms": list(result.arms), "seeds": seeds, "budget": budget, "runs": runs, "wall_seconds": wall,
             "compile_seconds": result.compile_seconds, "runs_per_second": runs / max(running, 1e-9),
-            "best_mean": [float(np.nanmean(np.nanmin(result.values[a], axis=1))) for a in range(len(result.arms))],
-            "date": time.strftime("%Y-%m-%d"), "commit": _common.git_revision(), "machine": _common.machine()}
+            "best_mean": [float(np.nanmean(np.nanmin(result.values[a], axis=1))) for a in range(len(result.arms))]}
 
 
 def main(argv=None):
@@ -88,7 +87,7 @@ def main(argv=None):
         return
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
     device = _common.device_label(_common.machine())
-    _common.record_provenance(SECTION, accumulates=True)
+    _common.record_device_provenance(SECTION, device)
     for name in args.studies:
         seeds = args.bock_seeds if name == "bock-rosenbrock20" else args.seeds
         row = measure(name, seeds, args.bock_budget)
@@ -126,12 +125,12 @@ def report() -> None:
     results = _common.load_results(RESULTS_FILE, {})
     if not results:
         return
-    lines = ["## Whole studies per device", "", _common.header(SECTION),
+    lines = ["## Whole studies per device", "", _common.PER_DEVICE_HEADER, "",
              "One `jbo.study` call per row, a device's rows in one or two processes without the compilation cache;"
              " runs = arms × seeds."
              " Runs per second exclude compilation (its seconds apart): on a CPU a program's runs go one after"
              " another, on an accelerator side by side (`vmap`). Best: mean best value per arm. Each device ran"
-             " with its own Python stack (its machine line in the provenance above).", "",
+             " with its own Python stack (its machine line under the table).", "",
              "| device | study | runs (seeds) | evaluations | runs / s | wall [s] | compile [s] | best (mean per arm) |",
              "|---|---|---|---|---|---|---|---|"]
     for device, rows in results.items():
@@ -140,6 +139,7 @@ def report() -> None:
             lines.append(f"| {device} | {DESCRIPTION.get(name, name)} | {r['runs']} ({r['seeds']}) | {r['budget']} |"
                          f" {r['runs_per_second']:.3g} | {r['wall_seconds']:.0f} | {r['compile_seconds']:.0f} |"
                          f" {best} |")
+    lines += ["", *_common.device_provenance(SECTION, results)]
     _common.update_section(SECTION, "\n".join(lines))
 
 

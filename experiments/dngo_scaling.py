@@ -225,18 +225,9 @@ def _caps(device: dict, ns) -> list[str]:
             if method in methods and args.get(key) is not None and args[key] < largest]
 
 
-def _stored_provenance(name: str) -> dict | None:
-    """The provenance stored under ``name`` (:func:`_common.record_provenance`), or ``None``."""
-    path = _common.provenance_path()
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f).get(name)
-
-
 def _provenance(device: dict) -> str:
     """One line naming where a device's timings were measured (provenance.json, else the file's own)."""
-    stored = _stored_provenance(device["name"])
+    stored = _common.stored_provenance(device["name"])
     repeats = f"; median of {device['repeats']} suggestions" if device["repeats"] else ""
     where = f"`{_common.display_path(os.path.join(_common.RESULTS, device['name'] + '.json'))}`"
     if stored is None:
@@ -328,7 +319,7 @@ def write_report(devices: list[dict]) -> None:
 
 def _commit(device: dict) -> str:
     """`` (at <commit>)`` of a device's stored provenance, or nothing."""
-    stored = _stored_provenance(device["name"])
+    stored = _common.stored_provenance(device["name"])
     return f" at {stored['commit']}" if stored else ""
 
 

@@ -4,6 +4,7 @@ x64 must be switched on before any array is created, so it is done when pytest i
 conftest, before any test module is collected. Tests of the float32 path pass explicit dtypes.
 """
 
+import importlib.metadata
 import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -13,8 +14,12 @@ os.environ.setdefault("JBO_NO_CACHE", "1")  # ``import jbo`` turns on the persis
 # compare programs with each other and with NumPy, never with figures from an optimised build; an explicit
 # setting wins.
 # At that optimisation level XLA:CPU's older LLVM-IR fusion emitters compile faster than its MLIR ones (the
-# default), with the same results here (figures in the commit that set it).
-for _flag in ("--xla_backend_optimization_level=0", "--xla_cpu_use_fusion_emitters=false"):
+# default), with the same results here (figures in the commit that set it). XLA of jaxlib 0.11 no longer has that
+# flag, and an unknown flag in XLA_FLAGS aborts the process (seen on a GPU machine's jax 0.11.2).
+_flags = ["--xla_backend_optimization_level=0"]
+if tuple(int(p) for p in importlib.metadata.version("jaxlib").split(".")[:2]) < (0, 11):
+    _flags.append("--xla_cpu_use_fusion_emitters=false")
+for _flag in _flags:
     if _flag.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_flag}".strip()
 

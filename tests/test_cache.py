@@ -17,6 +17,10 @@ from jbo.loop import Settings
 from jbo.spaces import Real, Space
 
 MAXIMIZE = dict(num_anchors=64, num_local=8, top_k=2, num_steps=5)
+# Programs are stored on a CPU backend only (StoredProgram); on another, every call goes to the jitted function
+# (test_another_backend_calls_the_jitted_function).
+STORES_PROGRAMS = pytest.mark.skipif(jax.default_backend() != "cpu",
+                                     reason="jbo stores compiled programs on a CPU backend only")
 
 RUN = r"""
 import json, os, sys
@@ -71,6 +75,7 @@ def _run(cache_dir=None, script: str = RUN, *args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@STORES_PROGRAMS
 @pytest.mark.slow
 def test_a_fresh_process_loads_the_stored_suggestion(tmp_path):
     reference = _run()  # no cache at all: the jitted function
@@ -125,6 +130,7 @@ def test_describe_is_canonical_and_refuses_what_it_cannot_describe():
         kernel=jbo.kernels.SquaredExponential() + jbo.kernels.Linear())).program())
 
 
+@STORES_PROGRAMS
 def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path):
     """In one process: a new shape or a new static value is a new program, the same ones are reused;
     a static argument that cannot be described goes to the jitted function."""
@@ -153,6 +159,14 @@ def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path
     assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 3
 
 
+def test_another_backend_calls_the_jitted_function(monkeypatch, tmp_path):
+    monkeypatch.setattr(cache, "programs_directory", lambda: str(tmp_path / cache.PROGRAMS))
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    program = cache.stored(jax.jit(lambda x: jnp.sum(x ** 2)))
+    assert float(program(jnp.arange(3.0))) == 5.0
+    assert dict(program.stats) == {"direct": 1} and not (tmp_path / cache.PROGRAMS).exists()
+
+
 def test_prune_deletes_old_programs_of_other_fingerprints_and_unfinished_writes(tmp_path):
     import time
 
@@ -169,6 +183,7 @@ def test_prune_deletes_old_programs_of_other_fingerprints_and_unfinished_writes(
     assert cache.prune(str(tmp_path / "missing")) == []
 
 
+@STORES_PROGRAMS
 @pytest.mark.slow
 @pytest.mark.parametrize("model, problem", [("gp", "branin"), ("arc", "jenatton_small"), ("tree", "jenatton_small"),
                                             ("independent", "nonlinear_optimizers2"), ("dngo", "branin"),
@@ -208,6 +223,7 @@ print(json.dumps({"points": points, "stats": dict(loop.compiled_suggestion.__wra
 TEMPLATE = "import jbo\nOPTIONS = dict(model=jbo.models.GP(kernel=jbo.kernels.{} + jbo.kernels.Linear()))\n"
 
 
+@STORES_PROGRAMS
 def test_a_stored_program_is_never_served_for_edited_maths(tmp_path):
     """Two processes share a cache and the names of a user's pieces, but not their maths: the second compiles
     its own program (suggesting what its maths suggest, not what the first stored). A process with unchanged
