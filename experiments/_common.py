@@ -144,6 +144,18 @@ def record_device_provenance(section: str, device: str) -> None:
     record_provenance(f"{section}/{device}", accumulates=True)
 
 
+def start_device_run(parser, argv, section: str, results_file: str):
+    """:func:`start` for a script whose rows are merged per device: ``(args, results path, device label)``, the
+    device's provenance recorded, or ``None`` where :func:`start` ended the run. Compile times are part of what
+    such scripts measure, so the compilation cache stays off."""
+    args = start(parser, argv, cache=False)
+    if args is None:
+        return None
+    device = device_label(machine())
+    record_device_provenance(section, device)
+    return args, os.path.join(RESULTS, results_file), device
+
+
 def device_provenance(section: str, devices) -> list[str]:
     """The lines listing where each device's rows of ``section`` were measured (:func:`record_device_provenance`)."""
     lines = ["Devices:", ""]

@@ -31,14 +31,12 @@ def main(argv=None):
     parser.add_argument("--chains", type=int, nargs="+", default=[1, 10], help="divisors of the 10 samples")
     parser.add_argument("--repeats", type=int, default=3)
     _common.add_output_arguments(parser)
-    args = _common.start(parser, argv, cache=False)  # compile times are part of what is measured
-    if args is None:
+    started = _common.start_device_run(parser, argv, SECTION, RESULTS_FILE)
+    if started is None:
         return
+    args, path, device = started
     import bench_suggest
 
-    path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    device = _common.device_label(_common.machine())
-    _common.record_device_provenance(SECTION, device)
     for n in args.n:
         for chains in args.chains:
             row = bench_suggest.time_jbo("slice", n, args.repeats, num_chains=chains)

@@ -82,12 +82,10 @@ def main(argv=None):
     parser.add_argument("--bock-seeds", type=int, default=5)
     parser.add_argument("--bock-budget", type=int, default=200)
     _common.add_output_arguments(parser)
-    args = _common.start(parser, argv, cache=False)  # compile times are part of what is measured
-    if args is None:
+    started = _common.start_device_run(parser, argv, SECTION, RESULTS_FILE)
+    if started is None:
         return
-    path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    device = _common.device_label(_common.machine())
-    _common.record_device_provenance(SECTION, device)
+    args, path, device = started
     for name in args.studies:
         seeds = args.bock_seeds if name == "bock-rosenbrock20" else args.seeds
         row = measure(name, seeds, args.bock_budget)
