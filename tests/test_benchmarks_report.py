@@ -105,3 +105,32 @@ def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_
               open(tmp_path / "bench_suggest.json", "w"))
     (claim,) = bench_suggest.claims()  # every row of N = 200 from one run again: a verdict
     assert claim["reproduced"] == "yes"
+
+
+def test_devices_are_compared_on_the_same_study_and_each_lists_its_own_run(tmp_path, monkeypatch):
+    import json
+
+    import _common
+    import bench_devices
+
+    def row(runs_per_second, seeds=10, budget=60):
+        return {"arms": ["ei"], "seeds": seeds, "budget": budget, "runs": seeds, "wall_seconds": 9.0,
+                "compile_seconds": 4.0, "runs_per_second": runs_per_second, "best_mean": [-3.2]}
+
+    monkeypatch.setattr(_common, "RESULTS", str(tmp_path))
+    monkeypatch.setattr(_common, "BENCHMARKS", str(tmp_path / "BENCHMARKS.md"))
+    results = {"2-core CPU": {"grid": row(2.0), "bock": row(0.5, seeds=5)}, "H200": {"grid": row(3.0)}}
+    json.dump(results, open(tmp_path / bench_devices.RESULTS_FILE, "w"))
+    for device, commit in (("2-core CPU", "aaaaaaa"), ("H200", "bbbbbbb")):
+        _common.merge_result(_common.provenance_path(), [f"{bench_devices.SECTION}/{device}"],
+                             {"date": "2026-01-01", "commit": commit, "machine": device, "command": "bench"})
+    (claim,) = bench_devices.claims()
+    assert claim["reproduced"] == "yes" and "grid" in claim["jbo_figure"] and "bock" not in claim["jbo_figure"]
+    results["H200"]["bock"] = row(0.4, seeds=8)  # other seeds: not compared
+    results["H200"]["grid"] = row(1.0)
+    json.dump(results, open(tmp_path / bench_devices.RESULTS_FILE, "w"))
+    (claim,) = bench_devices.claims()
+    assert claim["reproduced"] == "no" and "(0.5×)" in claim["jbo_figure"] and "bock" not in claim["jbo_figure"]
+    bench_devices.report()
+    text = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "- H200: date 2026-01-01; commit bbbbbbb" in text and "- 2-core CPU: date 2026-01-01; commit aaaaaaa" in text
