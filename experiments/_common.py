@@ -161,8 +161,9 @@ def device_provenance(section: str, devices) -> list[str]:
     lines = ["Devices:", ""]
     for device in devices:
         stored = stored_provenance(f"{section}/{device}")
-        lines.append(f"- {device}: " + (f"date {stored['date']}; commit {stored['commit']}; machine {stored['machine']};"
-                                        f" command `{stored['command']}`" if stored else "provenance not recorded"))
+        lines.append(f"- {device}: " + (f"date {stored['date']}; commit {stored['commit']}; machine"
+                                        f" {stored['machine']}; command `{stored['command']}`"
+                                        if stored else "provenance not recorded"))
     return lines
 
 

@@ -90,8 +90,8 @@ def main(argv=None):
         seeds = args.bock_seeds if name == "bock-rosenbrock20" else args.seeds
         row = measure(name, seeds, args.bock_budget)
         _common.merge_result(path, [device, name], row)
-        print(f"{device} {name}: {row['runs']} runs, {row['runs_per_second']:.3f} runs/s, wall {row['wall_seconds']:.0f}"
-              f" s, compile {row['compile_seconds']:.0f} s, best {row['best_mean']}", flush=True)
+        print(f"{device} {name}: {row['runs']} runs, {row['runs_per_second']:.3f} runs/s, wall"
+              f" {row['wall_seconds']:.0f} s, compile {row['compile_seconds']:.0f} s, best {row['best_mean']}", flush=True)
     _common.regenerate()
 
 
@@ -129,7 +129,8 @@ def report() -> None:
              " Runs per second exclude compilation (its seconds apart): on a CPU a program's runs go one after"
              " another, on an accelerator side by side (`vmap`). Best: mean best value per arm. Each device ran"
              " with its own Python stack (its machine line under the table).", "",
-             "| device | study | runs (seeds) | evaluations | runs / s | wall [s] | compile [s] | best (mean per arm) |",
+             "| device | study | runs (seeds) | evaluations | runs / s | wall [s] | compile [s]"
+             " | best (mean per arm) |",
              "|---|---|---|---|---|---|---|---|"]
     for device, rows in results.items():
         for name, r in rows.items():

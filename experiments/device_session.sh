@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The accelerator checks of issue #29, item 5, as one command that fits a device lease (about 11 minutes with every step).
+# The accelerator checks of issue #29, item 5, as one command that fits a device lease (about 11 minutes with
+# every step).
 #
 #   OUT=DIR bash experiments/device_session.sh [--quick] [STEP ...]
 #
@@ -67,7 +68,8 @@ fi
 
 LEFT=$((DEADLINE - (SECONDS - START)))
 if wants bock && ((LEFT > 30)); then
-  timeout "$LEFT" "$PYTHON" experiments/bench_devices.py --studies bock-rosenbrock20 "${STUDY[@]}" 2>&1 | tee "$OUT/bock.log"
+  timeout "$LEFT" "$PYTHON" experiments/bench_devices.py --studies bock-rosenbrock20 "${STUDY[@]}" 2>&1 \
+    | tee "$OUT/bock.log"
   echo "bock: exit $? (limit $LEFT s)" | tee -a "$OUT/bock.log"
 fi
 for name in bench_devices.json bench_chains.json provenance.json; do
