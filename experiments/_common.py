@@ -87,6 +87,11 @@ def device_label(machine: str) -> str:
     return (model.group(1) if model else kind) + (f" × {count.group(1)}" if count else "")
 
 
+def on_cpu(device: str) -> bool:
+    """Whether a :func:`device_label` names a CPU ("2-core CPU", ...) rather than an accelerator's model."""
+    return "CPU" in device
+
+
 def command() -> str:
     return "python " + " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
 

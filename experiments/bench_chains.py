@@ -51,10 +51,6 @@ def main(argv=None):
 CLAIM_N, CLAIM_CHAINS = 200, 10
 
 
-def _on_cpu(device: str) -> bool:
-    return "CPU" in device  # :func:`_common.device_label`: "2-core CPU", or an accelerator's model
-
-
 def claims() -> list[dict]:
     """Issue #29, item 5: on an accelerator, are 10 chains of one sample faster than one chain of 10 at N = 200?
     Decided by the accelerator rows alone (on a CPU the chains run one after another: no gain is expected);
@@ -63,10 +59,10 @@ def claims() -> list[dict]:
             f" against one chain of {CLAIM_CHAINS}, seconds per suggestion")
     rows = {device: by_n.get(str(CLAIM_N), {}) for device, by_n in _common.load_results(RESULTS_FILE, {}).items()}
     measured = {device: (r["1"]["seconds_per_suggestion"], r[str(CLAIM_CHAINS)]["seconds_per_suggestion"])
-                for device, r in rows.items() if not _on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r}
+                for device, r in rows.items() if not _common.on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r}
     cpu_text = ""
     for device, r in rows.items():
-        if _on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r:
+        if _common.on_cpu(device) and "1" in r and str(CLAIM_CHAINS) in r:
             one, many = r["1"]["seconds_per_suggestion"], r[str(CLAIM_CHAINS)]["seconds_per_suggestion"]
             cpu_text += f"; {device}: {many:.3f} s vs {one:.3f} s"
     if not measured:

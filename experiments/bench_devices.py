@@ -91,20 +91,17 @@ def main(argv=None):
         row = measure(name, seeds, args.bock_budget)
         _common.merge_result(path, [device, name], row)
         print(f"{device} {name}: {row['runs']} runs, {row['runs_per_second']:.3f} runs/s, wall"
-              f" {row['wall_seconds']:.0f} s, compile {row['compile_seconds']:.0f} s, best {row['best_mean']}", flush=True)
+              f" {row['wall_seconds']:.0f} s, compile {row['compile_seconds']:.0f} s, best {row['best_mean']}",
+              flush=True)
     _common.regenerate()
-
-
-def _on_cpu(device: str) -> bool:
-    return "CPU" in device  # :func:`_common.device_label`: "2-core CPU", or an accelerator's model
 
 
 def claims() -> list[dict]:
     """Issue #29, item 5: runs per second of the same study on an accelerator against the 2-core CPU, for each
     study measured on both (``yes`` when every accelerator is faster on every such study)."""
     results = _common.load_results(RESULTS_FILE, {})
-    cpus = {d: r for d, r in results.items() if _on_cpu(d)}
-    pairs = [(d, c, s, r[s], cpus[c][s]) for d, r in results.items() if not _on_cpu(d) for c in cpus
+    cpus = {d: r for d, r in results.items() if _common.on_cpu(d)}
+    pairs = [(d, c, s, r[s], cpus[c][s]) for d, r in results.items() if not _common.on_cpu(d) for c in cpus
              for s in r if s in cpus[c] and _comparable(r[s], cpus[c][s])]
     what = "Whole studies through jbo.study on an accelerator: runs per second against the 2-core CPU"
     if not pairs:
