@@ -12,7 +12,8 @@
 #   3. slice chains against one chain per suggestion at N = 200 and 400 (experiments/bench_chains.py; chains.log);
 #   4. the test suite (tests.log, failures' tracebacks at its end), on 12 workers, the card's memory allocated on
 #      demand (on an H200 it took about 350 s);
-#   5. BOCK on Rosenbrock-20 through jbo.study with the time left before the deadline (bock.log).
+#   5. BOCK on Rosenbrock-20 through jbo.study with the time left before the deadline (bock.log; BOCK_BUDGET
+#      evaluations, default 100: 200 is Table 1's cell).
 # The results files with this device's rows merged beside the stored ones (bench_devices.json, bench_chains.json,
 # provenance.json) are copied to $OUT. Back on the development machine: take this device's entries from them
 # into experiments/results/ and regenerate the report (python experiments/report.py). Wheels in .whl (packages the
@@ -35,7 +36,7 @@ if ((QUICK)); then
   TESTS=(tests/test_float32.py) WORKERS=2 STUDY=(--seeds 2 --bock-seeds 2 --bock-budget 8) CHAIN_N=(50)
   LIMITS=(300 300 300) DEADLINE=900
 else
-  TESTS=(tests) WORKERS=12 STUDY=(--seeds 10 --bock-seeds 5 --bock-budget 100) CHAIN_N=(200 400)
+  TESTS=(tests) WORKERS=12 STUDY=(--seeds 10 --bock-seeds 5 --bock-budget "${BOCK_BUDGET:-100}") CHAIN_N=(200 400)
   LIMITS=(90 90 420) DEADLINE=660
 fi
 if compgen -G ".whl/*.whl" > /dev/null; then
