@@ -117,12 +117,11 @@ def record_provenance(section: str, accumulates: bool = False) -> None:
     ``accumulates``: the section's data grows run by run (a resumable grid whose commands add methods or
     dimensions): the new command is appended to the stored ones (``"a; b"``) unless it is among them already,
     and a stored note about older data is kept."""
-    import json
 
     path = provenance_path()
     record = {"date": datetime.date.today().isoformat(), "commit": git_revision(), "machine": machine(),
               "command": command()}
-    stored = (json.load(open(path)) if os.path.exists(path) else {}).get(section) if accumulates else None
+    stored = stored_provenance(section) if accumulates else None
     if stored:
         commands = stored["command"].split("; ")
         record["command"] = "; ".join(commands + [record["command"]] * (record["command"] not in commands))
@@ -180,10 +179,9 @@ def header(section: str, command_form: str | None = None) -> str:
     ``command_form``: for a section whose data accumulated over many runs, the general form of their commands
     (e.g. ``--dims D``), shown with the count of runs instead of every run's command, which stays in the
     provenance file."""
-    import json
 
     path = provenance_path()
-    stored = (json.load(open(path)) if os.path.exists(path) else {}).get(section)
+    stored = stored_provenance(section)
     if stored is None:
         return "- provenance: not recorded\n"
     note = f"- note: {stored['note']}\n" if stored.get("note") else ""
