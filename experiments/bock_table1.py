@@ -21,6 +21,7 @@ Variants, each with every option that makes it spelled out (opt-in; investigatio
 * ``bock-centre``: ``bock-standardised`` started at the centre;
 * ``bock-objective``: ``bock`` (objective units) with the Sobol start;
 * ``bock-yj``: jbo's default ``bock``: standardised targets Yeo-Johnson warped (scale-free), the centre start;
+* ``bock-log``: ``bock-yj`` with the shifted-log output warp (log of the gap above the best value) instead;
 * ``gp-warmup5``: the GP with 5 warm-up slice sweeps per fit (its default before 92c2e48), Sobol start;
 * ``matern-sobol``: the Matérn baseline with the Sobol start.
 
@@ -58,7 +59,7 @@ PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
 #: scale-free default (issue #28; its claim row only).
 EXTRA_PROBLEMS = ("rosenbrock_raw",)
 METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
-           "gp-warmup5", "matern-sobol", "bock-yj")
+           "gp-warmup5", "matern-sobol", "bock-yj", "bock-log")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
@@ -81,6 +82,8 @@ VARIANTS = {
     "bock-objective": ("bock", {"units": "objective", "design": "sobol"}),
     # scale-free: standardised targets, Yeo-Johnson output warping (jbo.warping), the centre start
     "bock-yj": ("bock", {**STANDARDISED, "output_warping": "yeo-johnson", "design": "centre"}),
+    # scale-free, its targets' log gap above the best value (jbo.warping's shifted log), the centre start
+    "bock-log": ("bock", {**STANDARDISED, "output_warping": "shifted-log", "design": "centre"}),
     "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
     "matern-sobol": ("matern", {"design": "sobol"}),
 }
@@ -263,6 +266,10 @@ VARIANT_NOTES = {
                        " start; on Rosenbrock (values to 10⁶) the signal-variance bound e²⁰ binds"),
     "bock-yj": ("bock-centre", "`bock-centre` with its targets Yeo-Johnson warped (`output_warping=\"yeo-johnson\"`,"
                 " jbo.warping): invariant to the objective's scale and offset"),
+    "bock-log": ("bock-yj", "`bock-yj` with the shifted-log warp instead of Yeo-Johnson's"
+                 " (`output_warping=\"shifted-log\"`: log of the gap above the best value, jbo.warping; as invariant"
+                 " to the objective's scale and offset): Yeo-Johnson leaves the best values' gaps at ~1e-4 of the"
+                 " warped scale, the log spreads them out"),
     "bock-floor": ("bock-standardised", "`bock-standardised` with its noise floor 1e-10 instead of 1e-6 of the"
                    " standardised targets' variance (1e-6 is a noise of ~300 on Rosenbrock)"),
     "gp-warmup5": ("gp", "the ARD GP with 5 warm-up slice sweeps per fit (its default before 92c2e48; today 0), Sobol"

@@ -81,8 +81,9 @@ class Settings:
         (:meth:`~jbo.models.base.ModelConfig.default_design`; ``"centre"`` for the BOCK models,
         ``"sobol"`` for the others).
       output_warping: a monotone transform of the standardised targets fitted before each suggestion
-        (:mod:`jbo.warping`): ``"none"``, ``"rank"`` (normal scores) or ``"yeo-johnson"`` (power transform,
-        its exponent by maximum likelihood). ``None`` (default): the model's own
+        (:mod:`jbo.warping`): ``"none"``, ``"rank"`` (normal scores), ``"yeo-johnson"`` (power transform,
+        its exponent by maximum likelihood) or ``"shifted-log"`` (log of the gap above the best value).
+        ``None`` (default): the model's own
         (:meth:`~jbo.models.base.ModelConfig.default_output_warping`).
       trust_region: restrict the acquisition search to a box around the incumbent whose side grows after
         improvements and shrinks after failures to improve (TuRBO-1, :mod:`jbo.trust`; categorical parameters

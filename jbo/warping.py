@@ -25,6 +25,15 @@ invariant to the objective's affine changes of units ``a·f + b``, ``a > 0``; it
   fit runs before the model's own (the two-stage recipe of HEBO, Cowen-Rivers et al. 2022), not jointly
   with the GP's hyperparameters.
 
+* ``"shifted-log"``: the logarithm of each value's gap above the best one, ``z_i = log(y_i - y_min + c)``, with
+  ``c = q_{0.05} - y_min`` the gap from the best value to the values' 5 % quantile (at least :data:`LOG_FLOOR` of
+  their range): the log-scaled cost of SMAC3 (Lindauer et al. 2022, JMLR 23(54)), anchored at the best value
+  instead of at zero. Where values span decades, Yeo-Johnson's transform (anchored at the targets' mean) leaves
+  the gaps between the best values at ~1e-4 of the warped scale; the shifted log spreads them out, ``c``
+  shrinking as the best values crowd together. Yet it was measured behind Yeo-Johnson for the GP (BENCHMARKS.md,
+  suite, ``gp-log``) and for BOCK on its Rosenbrock (``bock_table1``, ``bock-log``): an option, for objectives
+  whose logarithm is their natural scale, not a default.
+
 Each warp is a pure function ``warp(y, mask) -> z`` of padded arrays (traceable; padded rows stay 0).
 """
 
@@ -37,6 +46,13 @@ from jax.scipy.special import ndtri
 #: The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
 #: sklearn's usual range of fitted values; ``λ = 1`` is the identity).
 LAMBDAS = jnp.linspace(-2.0, 4.0, 97)
+
+
+#: The quantile whose gap above the best value shifts the ``"shifted-log"`` warp.
+LOG_QUANTILE = 0.05
+#: The smallest shift of the ``"shifted-log"`` warp, relative to the values' range: at most ~14 natural-log units
+#: between the best value and the rest (ties at the best value would otherwise shift by zero).
+LOG_FLOOR = 1e-6
 
 
 def standardise(y, mask):
@@ -93,11 +109,33 @@ def yeo_johnson(y, mask):
     return standardise(yeo_johnson_transform(y, yeo_johnson_lambda(y, mask)), mask)
 
 
+def masked_quantile(y, mask, q: float):
+    """The ``q`` quantile of ``y`` over the rows where ``mask`` (linear interpolation between order statistics, as
+    NumPy's default; traceable)."""
+    n = jnp.maximum(jnp.sum(mask), 1)
+    ordered = jnp.sort(jnp.where(mask, y, jnp.inf))
+    position = q * (n - 1)
+    lower = jnp.floor(position).astype(jnp.int32)
+    upper = jnp.minimum(lower + 1, n - 1)
+    return ordered[lower] + (position - lower) * (ordered[upper] - ordered[lower])
+
+
+def shifted_log(y, mask):
+    """Shifted-log warp: ``log(y - y_min + c)``, ``c`` the gap from the best value to :data:`LOG_QUANTILE`
+    (at least :data:`LOG_FLOOR` of the range), standardised again."""
+    y = standardise(y, mask)
+    best = jnp.min(jnp.where(mask, y, jnp.inf))
+    spread = jnp.max(jnp.where(mask, y, -jnp.inf)) - best
+    shift = jnp.maximum(masked_quantile(y, mask, LOG_QUANTILE) - best, LOG_FLOOR * spread)
+    gap = jnp.where(mask, y - best + shift, 1.0)
+    return standardise(jnp.log(jnp.where(gap > 0, gap, 1.0)), mask)
+
+
 def warp(name: str, y, mask):
     """The standardised targets ``y`` warped by the named warp (:data:`NAMES`), standardised again.
 
     Args:
-      name: ``"none"``, ``"rank"`` or ``"yeo-johnson"`` (static).
+      name: ``"none"``, ``"rank"``, ``"yeo-johnson"`` or ``"shifted-log"`` (static).
       y: ``(N,)`` targets (padded rows ignored); mask: ``(N,)`` the real rows.
     Returns:
       ``(N,)`` warped targets, zero mean and unit variance over the real rows, 0 on padded rows.
@@ -116,5 +154,5 @@ def _rank(y, mask):
 
 
 #: The output warps by name: ``warp(y, mask) -> z`` (:attr:`jbo.loop.Settings.output_warping`).
-WARPS = {"none": _unwarped, "rank": _rank, "yeo-johnson": yeo_johnson}
+WARPS = {"none": _unwarped, "rank": _rank, "yeo-johnson": yeo_johnson, "shifted-log": shifted_log}
 NAMES = tuple(WARPS)

@@ -47,6 +47,20 @@ def test_behind_random_fails_the_bar_and_an_incomplete_baseline_skips_the_cell()
     assert all("d = 5, 50 evaluations" not in r["claim"] for r in suite.claims_of({"5/50": behind}))
 
 
+def test_a_lead_over_random_within_the_seeds_noise_is_named():
+    """Ahead of random search on the mean, but by less than the paired difference's standard error: the bar holds
+    and the row names the function with the difference; a clear lead is not named."""
+    import suite
+
+    cell = {"sphere": _cell([1e-3] * 4, [1e-1] * 4, [1.0] * 4, [1e-1] * 4),
+            "shubert": _cell([1.0, 0.9, 1.1, 1.0], [2.0] * 4, [1.0, 1.0, 1.0, 1.05], [2.0] * 4)}
+    row = suite.claims_of({"2/20": cell})[0]
+    mean, se = suite.paired_difference(cell["shubert"], "gp", "random")
+    assert row["reproduced"] == "yes" and -mean < se
+    assert f"ahead of random by less than one standard error on shubert ({mean:+.2f} ± {se:.2f})" in row["jbo_figure"]
+    assert "sphere (" not in row["jbo_figure"]
+
+
 def test_a_cell_in_progress_reports_the_functions_the_default_finished():
     import suite
 
