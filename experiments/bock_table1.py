@@ -22,6 +22,7 @@ Variants, each with every option that makes it spelled out (opt-in; investigatio
 * ``bock-objective``: ``bock`` (objective units) with the Sobol start;
 * ``bock-yj``: jbo's default ``bock``: standardised targets Yeo-Johnson warped (scale-free), the centre start;
 * ``bock-log``: ``bock-yj`` with the shifted-log output warp (log of the gap above the best value) instead;
+* ``bock-yj-floor``: ``bock-yj`` with ``noise_floor=1e-10``;
 * ``gp-warmup5``: the GP with 5 warm-up slice sweeps per fit (its default before 92c2e48), Sobol start;
 * ``matern-sobol``: the Matérn baseline with the Sobol start.
 
@@ -59,7 +60,7 @@ PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
 #: scale-free default (issue #28; its claim row only).
 EXTRA_PROBLEMS = ("rosenbrock_raw",)
 METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
-           "gp-warmup5", "matern-sobol", "bock-yj", "bock-log")
+           "gp-warmup5", "matern-sobol", "bock-yj", "bock-log", "bock-yj-floor")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
@@ -84,6 +85,9 @@ VARIANTS = {
     "bock-yj": ("bock", {**STANDARDISED, "output_warping": "yeo-johnson", "design": "centre"}),
     # scale-free, its targets' log gap above the best value (jbo.warping's shifted log), the centre start
     "bock-log": ("bock", {**STANDARDISED, "output_warping": "shifted-log", "design": "centre"}),
+    # bock-yj with the noise floor of bock-floor: whether the floor bounds how far bock-yj's runs get
+    "bock-yj-floor": ("bock", {**STANDARDISED, "output_warping": "yeo-johnson", "design": "centre",
+                               "noise_floor": 1e-10}),
     "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
     "matern-sobol": ("matern", {"design": "sobol"}),
 }
@@ -270,6 +274,8 @@ VARIANT_NOTES = {
                  " (`output_warping=\"shifted-log\"`: log of the gap above the best value, jbo.warping; as invariant"
                  " to the objective's scale and offset): Yeo-Johnson leaves the best values' gaps at ~1e-4 of the"
                  " warped scale, the log spreads them out"),
+    "bock-yj-floor": ("bock-yj", "`bock-yj` with its noise floor 1e-10 instead of 1e-6 of the warped targets' variance:"
+                      " the best values' warped gaps (~1e-4) lie below the floor's 1e-3 standard deviation"),
     "bock-floor": ("bock-standardised", "`bock-standardised` with its noise floor 1e-10 instead of 1e-6 of the"
                    " standardised targets' variance (1e-6 is a noise of ~300 on Rosenbrock)"),
     "gp-warmup5": ("gp", "the ARD GP with 5 warm-up slice sweeps per fit (its default before 92c2e48; today 0), Sobol"
