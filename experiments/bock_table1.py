@@ -460,7 +460,23 @@ def units_note(results: dict, dim: int = 20) -> list[str]:
             f" them; pooled, the {len(pooled)} runs' mean best is {pooled.mean():.1f} ± {pooled.std(ddof=1):.1f}"
             f" (normalised units; median {np.median(pooled):.1f}, max {pooled.max():.1f}) against the bars'"
             f" {ISSUE_28_BARS['rosenbrock']} (normalised) and {ISSUE_28_BARS['rosenbrock_raw'] * factor:.2f} (raw ≤"
-            f" {ISSUE_28_BARS['rosenbrock_raw']}): which five seeds clear the raw bar is the draw."]
+            f" {ISSUE_28_BARS['rosenbrock_raw']}): which five seeds clear the raw bar is the draw."
+            + variant_units_note(results, dim, "bock-yj-floor", factor)]
+
+
+def variant_units_note(results: dict, dim: int, method: str, factor: float) -> str:
+    """One sentence on a scale-free variant run in raw and normalised units, as :func:`units_note` pools the default's
+    runs ("" before both ran)."""
+    import numpy as np
+
+    raw, normalised = (bock_cell(results, p, dim, method) for p in ("rosenbrock_raw", "rosenbrock"))
+    if raw is None or normalised is None:
+        return ""
+    raw_best, normalised_best = summary(raw)[0], summary(normalised)[0]
+    pooled = np.concatenate([factor * raw_best, normalised_best])
+    return (f" `{method}` likewise: raw mean best {raw_best.mean():.1f} over {len(raw_best)} seeds (normalised"
+            f" {normalised_best.mean():.2f} over {len(normalised_best)}); pooled, {pooled.mean():.1f} ±"
+            f" {pooled.std(ddof=1):.1f} (normalised units; median {np.median(pooled):.1f}, max {pooled.max():.1f}).")
 
 
 def claims() -> list[dict]:

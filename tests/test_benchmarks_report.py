@@ -134,3 +134,21 @@ def test_devices_are_compared_on_the_same_study_and_each_lists_its_own_run(tmp_p
     bench_devices.report()
     text = (tmp_path / "BENCHMARKS.md").read_text()
     assert "- H200: date 2026-01-01; commit bbbbbbb" in text and "- 2-core CPU: date 2026-01-01; commit aaaaaaa" in text
+
+
+def test_a_scale_free_variant_run_in_both_units_is_pooled_in_normalised_units():
+    """bock_table1's units note: a variant's raw runs are scaled by the factor between the two Rosenbrocks and
+    pooled with its normalised runs; nothing is said before both ran."""
+    import bock_table1
+
+    def cell(bests):
+        return {"seeds": {str(s): {"values": [1e4, b]} for s, b in enumerate(bests)},
+                "calls": {"0": {"seeds": list(range(len(bests))), "seconds": 10.0, "compile_seconds": 1.0}}}
+
+    results = {"rosenbrock/20/bock-yj-floor/200/init2": cell([10.0, 30.0])}
+    assert bock_table1.variant_units_note(results, 20, "bock-yj-floor", 0.5) == ""
+    results["rosenbrock_raw/20/bock-yj-floor/200/init2"] = cell([100.0, 20.0])
+    note = bock_table1.variant_units_note(results, 20, "bock-yj-floor", 0.5)
+    # pooled: 50, 10 (raw × 0.5) and 10, 30 → mean 25, median 20, max 50
+    assert "raw mean best 60.0 over 2 seeds (normalised 20.00 over 2)" in note
+    assert "pooled, 25.0 ± 19.1 (normalised units; median 20.0, max 50.0)" in note  # std: sqrt(1100 / 3)
