@@ -427,13 +427,13 @@ def claims_of(results: dict) -> list[dict]:
         gp_wins = wins(table, "gp", "optuna-gp")[0] if with_gp else None
         shown.add((dim, budget))
         gp_missing = "partly run" if any("optuna-gp" in c for c in table.values()) else "not run"
-        behind = [(name, *paired_difference(results[f"{dim}/{budget}"][name], "gp", "random"))
-                  for name, c in table.items() if _behind(c["gp"], c["random"])]
+        against_random = {name: (_behind(c["gp"], c["random"]),
+                                 *paired_difference(results[f"{dim}/{budget}"][name], "gp", "random"))
+                          for name, c in table.items()}
+        behind = [(name, mean, se) for name, (is_behind, mean, se) in against_random.items() if is_behind]
         # ahead of random, but by less than the paired difference's standard error: a lead the seeds do not settle
-        level = [(name, mean, se) for name, mean, se in
-                 ((name, *paired_difference(results[f"{dim}/{budget}"][name], "gp", "random"))
-                  for name, c in table.items() if not _behind(c["gp"], c["random"]))
-                 if -mean < se]
+        level = [(name, mean, se) for name, (is_behind, mean, se) in against_random.items()
+                 if not is_behind and -mean < se]
         held = (tpe_wins >= 0.75 * n and not behind) and (not with_gp or gp_wins >= 0.75 * n)
         behind_text = "; behind random on " + ", ".join(f"{name} by {mean:+.2f} ± {se:.2f}" for name, mean, se in behind)
         level_text = ("; ahead of random by less than one standard error on "

@@ -28,11 +28,11 @@ invariant to the objective's affine changes of units ``a·f + b``, ``a > 0``; it
 * ``"shifted-log"``: the logarithm of each value's gap above the best one, ``z_i = log(y_i - y_min + c)``, with
   ``c = q_{0.05} - y_min`` the gap from the best value to the values' 5 % quantile (at least :data:`LOG_FLOOR` of
   their range): the log-scaled cost of SMAC3 (Lindauer et al. 2022, JMLR 23(54)), anchored at the best value
-  instead of at zero. Where values span decades, Yeo-Johnson's transform (anchored at the targets' mean) leaves
-  the gaps between the best values at ~1e-4 of the warped scale; the shifted log spreads them out, ``c``
-  shrinking as the best values crowd together. Yet it was measured behind Yeo-Johnson for the GP (BENCHMARKS.md,
-  suite, ``gp-log``) and for BOCK on its Rosenbrock (``bock_table1``, ``bock-log``): an option, for objectives
-  whose logarithm is their natural scale, not a default.
+  instead of at zero. Where values span decades, Yeo-Johnson's transform (anchored at the targets' mean)
+  compresses the tail but leaves the best values close together; the shifted log spreads them out, ``c``
+  shrinking as the best values crowd together. An option, for objectives whose logarithm is their natural
+  scale, not a default: BENCHMARKS.md compares it with Yeo-Johnson (suite, ``gp-log``; ``bock_table1``,
+  ``bock-log``).
 
 Each warp is a pure function ``warp(y, mask) -> z`` of padded arrays (traceable; padded rows stay 0).
 """

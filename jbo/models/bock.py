@@ -91,7 +91,7 @@ class BOCK(StepConfig):
         objective's scale and offset, with the targets Yeo-Johnson warped unless the run's settings say
         otherwise (:meth:`default_output_warping`); on BOCK's Rosenbrock the warp compresses values of
         10⁶ in the corners so that the region near the optimum is resolved (BENCHMARKS.md, ``bock_table1``,
-        row ``bock-yj``), the best values' gaps to ~1e-4 of the warped scale (rows ``bock-log``,
+        row ``bock-yj``), though not the gaps between the best values (rows ``bock-log``,
         ``bock-yj-floor``). ``"objective"`` (the paper's model as the authors' code runs it, used by the
         reproduction tables): the targets in the objective's own units
         (centred) under the authors' priors, whose bounds are stated in those units (signal variance
