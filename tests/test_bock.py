@@ -554,7 +554,7 @@ def test_bock_suggestions_are_inside_the_box(seed, n, origin, corners):
     (dict(degree=-1), "degree"), (dict(degree=2.0), "degree"), (dict(degree=True), "degree"),
     (dict(warp="yes"), "warp"), (dict(boundary=1), "boundary"), (dict(num_samples=0), "num_samples"),
     (dict(inference="hmc"), "inference"), (dict(noise_floor=0.0), "noise_floor"), (dict(noise_floor="1"), "noise_floor"),
-    (dict(units="raw"), "units"),
+    (dict(units="raw"), "units"), (dict(priors="flat"), "priors"), (dict(units="objective", priors="jbo"), "priors"),
 ])
 def test_bock_config_validation_names_the_field(options, field):
     from jbo import models
@@ -617,7 +617,11 @@ def test_surrogates():
     base = bock_surrogate(warp=False, boundary=True, degree=2)
     assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
     s = bock.BOCK(warp=False, boundary=True, degree=2, units="objective").surrogate_for(None)
-    base = bock_surrogate(warp=False, boundary=True, degree=2, objective_units=True)
+    base = bock_surrogate(warp=False, boundary=True, degree=2, authors_priors=True)
+    assert s.log_likelihood is base.log_likelihood and s.prior is base.prior
+    # each units' own priors unless told; the authors' on standardised targets are the same surrogate
+    assert (bock.BOCK().priors, bock.BOCK(units="objective").priors) == ("jbo", "authors")
+    s = bock.BOCK(warp=False, boundary=True, degree=2, priors="authors").surrogate_for(None)
     assert s.log_likelihood is base.log_likelihood and s.prior is base.prior
     m = bock.Matern().surrogate_for(None)
     assert m.log_likelihood is gp.gp_surrogate(make_kernel("matern52", ard=False)).log_likelihood
@@ -714,7 +718,7 @@ def test_objective_units_likelihood_is_the_standardised_one_rescaled():
               "noise": params["noise"] * scale**2, "mean": params["mean"] * scale}
     tiny = 1e-300  # no noise floor on the standardised side either (the objective units add none)
     standard = jax.jit(bock_surrogate(noise_floor=tiny).log_likelihood)(params, padded(x, y_std))
-    objective = jax.jit(bock_surrogate(objective_units=True).log_likelihood)(scaled, padded(x, scale * y_std))
+    objective = jax.jit(bock_surrogate(authors_priors=True).log_likelihood)(scaled, padded(x, scale * y_std))
     # rtol: the Cholesky's absolute jitter (1e-8) is not rescaled with the targets
     np.testing.assert_allclose(float(objective), float(standard) - 9 * math.log(scale), rtol=1e-6)
 
@@ -739,10 +743,10 @@ def test_objective_units_priors_are_the_authors_bounds():
     assert not bool(noise.support(jnp.asarray(high * 1.01))) and bool(noise.support(jnp.asarray(high * 0.99)))
 
     with numpyro.handlers.seed(rng_seed=1):
-        kp = Cylindrical(objective_units=True).sample_params(20)
+        kp = Cylindrical(authors_priors=True).sample_params(20)
     assert "amplitude" in kp
     trace = numpyro.handlers.trace(numpyro.handlers.seed(
-        bock_surrogate(objective_units=True).prior, rng_seed=0)).get_trace(padded(points(rng, 5, 3), y[:5]))
+        bock_surrogate(authors_priors=True).prior, rng_seed=0)).get_trace(padded(points(rng, 5, 3), y[:5]))
     assert trace["amplitude"]["fn"].support.lower_bound == pytest.approx(math.exp(-12.0))
     assert trace["amplitude"]["fn"].support.upper_bound == pytest.approx(math.exp(20.0))
     assert float(trace["mean"]["fn"].low) == y[:5].min()
@@ -827,10 +831,11 @@ def test_bock_defaults_are_the_papers_start_on_scale_free_targets():
     assert resumed.model.units == "standardised" and resumed.design == "sobol" and resumed.output_warping == "none"
 
 
-def test_standardised_units_are_invariant_to_the_objective_scale():
-    """``units="standardised"`` sees the same targets whatever the objective's scale: the suggestions for
-    ``f`` and ``2⁻²⁰ f`` coincide (a power of two rescales every float exactly), the second after the first
-    was evaluated (each with a pending point: test_bock_suggestions_are_inside_the_box's program)."""
+@pytest.mark.parametrize("priors", ["jbo", "authors"])
+def test_standardised_units_are_invariant_to_the_objective_scale(priors):
+    """``units="standardised"`` sees the same targets whatever the objective's scale, under either priors: the
+    suggestions for ``f`` and ``2⁻²⁰ f`` coincide (a power of two rescales every float exactly), the second after
+    the first was evaluated (each with a pending point: test_bock_suggestions_are_inside_the_box's program)."""
     from jbo import loop
 
     problem = rosenbrock3()
@@ -838,7 +843,7 @@ def test_standardised_units_are_invariant_to_the_objective_scale():
     rng = np.random.default_rng(1)
     x, pending = points(rng, 5, 3, origin=1), points(rng, 1, 3)
     f = lambda u: np.asarray(problem.fn(jnp.asarray(problem.bounds[:, 0] + u * np.ptp(problem.bounds, axis=1))))
-    cfg = loop.Settings.create("bock", seed=1, **SUGGEST)
+    cfg = loop.Settings.create("bock", seed=1, priors=priors, **SUGGEST)
     runs = []
     for factor in (1.0, 2.0**-20):
         state = loop.init(cfg, space)._replace(x=x, y=factor * f(x), n_suggested=5, pending=pending)

@@ -107,8 +107,8 @@ class Cylindrical(Kernel):
       (:func:`jbo.priors.radius_lengthscale_prior`);
     * ``amplitude``: jbo's log-normal with median 1 (:func:`jbo.priors.amplitude_prior`) on standardised
       targets. The authors' code leaves ``log σ²`` flat on ``[-12, 20]`` in the objective's own units;
-      that prior is ``objective_units=True`` (:func:`jbo.priors.reference_amplitude_prior`, for
-      ``BOCK(units="objective")``).
+      that prior is ``authors_priors=True`` (:func:`jbo.priors.reference_amplitude_prior`, for
+      ``BOCK(units="objective")`` and ``BOCK(priors="authors")``).
 
     The numpyro sites are ``amplitude``, ``radius_lengthscale``, ``angular_weights`` (a vector),
     ``radius_warp_a`` and ``radius_warp_b``, after ``prefix``.
@@ -116,17 +116,17 @@ class Cylindrical(Kernel):
     Attributes:
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper uses 3).
       warp: Kumaraswamy warp of the radius (``False``: BOCK-W).
-      objective_units: the amplitude prior is the authors', for targets in the objective's units.
+      authors_priors: the amplitude prior is the authors' (HyperSphere's, stated for the objective's units).
     """
 
     degree: int = 3
     warp: bool = True
-    objective_units: bool = False
+    authors_priors: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "degree", checks.integer("degree", self.degree, 0))
         checks.boolean("warp", self.warp)
-        checks.boolean("objective_units", self.objective_units)
+        checks.boolean("authors_priors", self.authors_priors)
 
     # -- pieces ---------------------------------------------------------------------------
     def warped_radius(self, params, t):
@@ -197,7 +197,7 @@ class Cylindrical(Kernel):
 
     def sample_params(self, dim, prefix=""):
         params = {
-            "amplitude": priors.sample(prefix + "amplitude", priors.reference_amplitude_prior() if self.objective_units
+            "amplitude": priors.sample(prefix + "amplitude", priors.reference_amplitude_prior() if self.authors_priors
                                        else priors.amplitude_prior()),
             "lengthscale": priors.sample(prefix + "radius_lengthscale", priors.radius_lengthscale_prior(dim)),
             "angular": priors.sample(prefix + "angular_weights", priors.angular_weight_prior(), (self.degree + 1,)),

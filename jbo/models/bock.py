@@ -65,6 +65,8 @@ CHUNK = 2048
 
 #: What BOCK's targets are measured in (:attr:`BOCK.units`).
 UNITS = ("standardised", "objective")
+#: Whose priors BOCK's hyperparameters take (:attr:`BOCK.priors`).
+PRIORS = ("jbo", "authors")
 
 
 def paper_maximize() -> MaximizeConfig:
@@ -81,7 +83,7 @@ class BOCK(StepConfig):
       warp: Kumaraswamy warp of the radius (``False``: BOCK-W, ``model="bock-w"``).
       boundary: BOCK+B's fake boundary point in the predictive variance (``model="bock-b"``).
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper's default is 3).
-      noise_floor: with ``units="standardised"`` only: added to the sampled noise variance, in the
+      noise_floor: with jbo's priors only (``priors="jbo"``): added to the sampled noise variance, in the
         units of the standardised targets (jbo's GP's value, ``1e-6``). It bounds how finely the
         model resolves values: on BOCK's 20-d Rosenbrock, where a few early values near 10⁶ make the
         targets' standard deviation ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units
@@ -103,6 +105,14 @@ class BOCK(StepConfig):
         runs away from the centre (BENCHMARKS.md, ``bock_table1``). Where the values' spread is
         below ``e⁻⁶ ≈ 2.5·10⁻³`` the noise bound e⁻¹² is comparable to it and the model smooths
         the values away: rescale such an objective, or use ``"standardised"``.
+      priors: ``"jbo"`` (jbo's priors for standardised targets: a log-normal signal variance with median 1, a
+        horseshoe noise variance above ``noise_floor``, a normal constant mean; :func:`jbo.surrogates.exact_gp`) or
+        ``"authors"`` (HyperSphere's, :func:`jbo.surrogates.bock_surrogate`: log-uniform signal variance on
+        ``[e⁻¹², e²⁰]``, noise variance on ``[e⁻¹², e¹⁶]`` with no floor beyond that bound, constant mean uniform
+        between the smallest and largest target). Left unset, each ``units`` takes its own: ``"jbo"`` for
+        standardised targets, ``"authors"`` in the objective's units (the only priors there). ``"authors"`` with
+        ``units="standardised"`` states the authors' priors on the standardised (warped) targets: still
+        scale-free, since those targets do not depend on the objective's units.
       inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
         :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
@@ -115,6 +125,7 @@ class BOCK(StepConfig):
     degree: int = 3
     noise_floor: float = 1e-6
     units: str = "standardised"
+    priors: str | None = None
 
     @property
     def name(self) -> str:
@@ -129,6 +140,13 @@ class BOCK(StepConfig):
         object.__setattr__(self, "noise_floor", checks.positive("noise_floor", self.noise_floor))
         if self.units not in UNITS:
             raise ValueError(f"units must be one of {', '.join(map(repr, UNITS))}, got {self.units!r}")
+        units_own = "jbo" if self.units == "standardised" else "authors"
+        object.__setattr__(self, "priors", units_own if self.priors is None else self.priors)
+        if self.priors not in PRIORS:
+            raise ValueError(f"priors must be one of {', '.join(map(repr, PRIORS))}, got {self.priors!r}")
+        if self.units == "objective" and self.priors != "authors":
+            raise ValueError(f'priors={self.priors!r} needs BOCK(units="standardised"): jbo\'s priors are stated for '
+                             "standardised targets")
 
     def default_maximize(self) -> MaximizeConfig:
         return paper_maximize()
@@ -153,7 +171,7 @@ class BOCK(StepConfig):
         over many points evaluated in chunks (:func:`chunked`)."""
         return _chunked_surrogate(bock_surrogate(warp=self.warp, boundary=self.boundary, degree=self.degree,
                                                  noise_floor=self.noise_floor,
-                                                 objective_units=self.units == "objective"))
+                                                 authors_priors=self.priors == "authors"))
 
     def step(self, space, acquisition, state, inputs, key):
         """One suggestion (:func:`jbo.models.sampled.step`), on targets in the objective's units with

@@ -272,13 +272,13 @@ def predict_joint(kernel: Cylindrical, post: BockPosterior, x, boundary: bool = 
 
 
 def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, noise_scale: float = 0.1,
-                   noise_floor: float = 1e-6, objective_units: bool = False):
+                   noise_floor: float = 1e-6, authors_priors: bool = False):
     """BOCK's surrogate: the exact GP with constant mean over :class:`Cylindrical`.
 
     The priors are those of :func:`jbo.surrogates.exact_gp` (horseshoe on the noise variance, normal
     on the constant mean) and of :meth:`Cylindrical.sample_params`, for standardised targets. With
-    ``objective_units`` they are the authors' (HyperSphere), for targets in the objective's own units
-    (centred): signal variance log-uniform on ``[e⁻¹², e²⁰]``, noise variance a horseshoe with scale
+    ``authors_priors`` they are the authors' (HyperSphere), stated for targets in the objective's own units
+    (centred), whatever units the targets are passed in: signal variance log-uniform on ``[e⁻¹², e²⁰]``, noise variance a horseshoe with scale
     0.1 on ``[e⁻¹², e¹⁶]``, constant mean uniform between the smallest and largest observed value
     (:func:`jbo.priors.reference_amplitude_prior` and its neighbours), and no noise floor beyond the
     prior's lower bound (``noise_floor`` is then ignored). ``log_likelihood``,
@@ -298,22 +298,22 @@ def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, n
       noise_floor: added to the sampled noise variance (standardised units; as
         :func:`jbo.surrogates.exact_gp`'s). The Cholesky factorisations add a jitter of ``1e-8``
         (float64) on top.
-      objective_units: the authors' priors, for targets in the objective's units (see above).
+      authors_priors: the authors' priors (see above).
     Returns:
       A :class:`~jbo.types.Surrogate` named ``"bock"`` with params ``{"kernel", "noise", "mean"}``.
     """
     if not isinstance(boundary, bool):
         raise ValueError(f"boundary must be true or false, got {boundary!r}")
-    if not isinstance(objective_units, bool):
-        raise ValueError(f"objective_units must be true or false, got {objective_units!r}")
-    return _bock_surrogate(warp, boundary, degree, float(noise_scale), 0.0 if objective_units else float(noise_floor),
-                           objective_units)
+    if not isinstance(authors_priors, bool):
+        raise ValueError(f"authors_priors must be true or false, got {authors_priors!r}")
+    return _bock_surrogate(warp, boundary, degree, float(noise_scale), 0.0 if authors_priors else float(noise_floor),
+                           authors_priors)
 
 
 @functools.lru_cache(maxsize=None)
 def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float, noise_floor: float = 1e-6,
-                    objective_units: bool = False):
-    kernel = Cylindrical(degree=degree, warp=warp, objective_units=objective_units)
+                    authors_priors: bool = False):
+    kernel = Cylindrical(degree=degree, warp=warp, authors_priors=authors_priors)
     gp = exact_gp(kernel, noise_floor=noise_floor, noise_scale=noise_scale)
 
     def reference_prior(data: Data):
@@ -325,7 +325,7 @@ def _bock_surrogate(warp: bool, boundary: bool, degree: int, noise_scale: float,
 
     return Surrogate(
         name="bock",
-        prior=reference_prior if objective_units else gp.prior,
+        prior=reference_prior if authors_priors else gp.prior,
         log_likelihood=lambda params, data: log_marginal_likelihood(kernel, params, data, None, noise_floor),
         condition=lambda params, data: condition(kernel, params, data, None, noise_floor),
         predict=lambda post, x: predict(kernel, post, x, boundary, None, noise_floor),
