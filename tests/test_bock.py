@@ -554,7 +554,8 @@ def test_bock_suggestions_are_inside_the_box(seed, n, origin, corners):
     (dict(degree=-1), "degree"), (dict(degree=2.0), "degree"), (dict(degree=True), "degree"),
     (dict(warp="yes"), "warp"), (dict(boundary=1), "boundary"), (dict(num_samples=0), "num_samples"),
     (dict(inference="hmc"), "inference"), (dict(noise_floor=0.0), "noise_floor"), (dict(noise_floor="1"), "noise_floor"),
-    (dict(units="raw"), "units"), (dict(priors="flat"), "priors"), (dict(units="objective", priors="jbo"), "priors"),
+    (dict(units="raw"), "units"), (dict(priors="flat"), "priors"),
+    (dict(units="objective", priors="jbo"), "priors"),
 ])
 def test_bock_config_validation_names_the_field(options, field):
     from jbo import models

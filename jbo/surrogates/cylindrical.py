@@ -278,10 +278,11 @@ def bock_surrogate(warp: bool = True, boundary: bool = False, degree: int = 3, n
     The priors are those of :func:`jbo.surrogates.exact_gp` (horseshoe on the noise variance, normal
     on the constant mean) and of :meth:`Cylindrical.sample_params`, for standardised targets. With
     ``authors_priors`` they are the authors' (HyperSphere), stated for targets in the objective's own units
-    (centred), whatever units the targets are passed in: signal variance log-uniform on ``[e⁻¹², e²⁰]``, noise variance a horseshoe with scale
-    0.1 on ``[e⁻¹², e¹⁶]``, constant mean uniform between the smallest and largest observed value
-    (:func:`jbo.priors.reference_amplitude_prior` and its neighbours), and no noise floor beyond the
-    prior's lower bound (``noise_floor`` is then ignored). ``log_likelihood``,
+    (centred), whatever units the targets are passed in: signal variance log-uniform on ``[e⁻¹², e²⁰]``,
+    noise variance a horseshoe with scale 0.1 on ``[e⁻¹², e¹⁶]``, constant mean uniform between the
+    smallest and largest observed value (:func:`jbo.priors.reference_amplitude_prior` and its
+    neighbours), and no noise floor beyond the prior's lower bound (``noise_floor`` is then ignored).
+    ``log_likelihood``,
     ``condition``, ``predict``, ``fantasize`` and ``predict_joint`` handle observations at the
     origin by the paper's centre rule (:func:`predict`, :func:`log_marginal_likelihood`). Without
     such observations they coincide with the exact GP's.
