@@ -60,8 +60,7 @@ def standardise(y, mask):
     constant keeps the unit scale."""
     n = jnp.maximum(jnp.sum(mask), 1)
     mean = jnp.sum(jnp.where(mask, y, 0.0)) / n
-    std = jnp.sqrt(jnp.sum(jnp.where(mask, (y - mean) ** 2, 0.0)) / n)
-    return jnp.where(mask, (y - mean) / jnp.where(std > 1e-12, std, 1.0), 0.0)
+    return jnp.where(mask, (y - mean) / _masked_std(y, mask), 0.0)
 
 
 def normal_scores(y, mask):
@@ -107,6 +106,41 @@ def yeo_johnson(y, mask):
     """Yeo-Johnson warp with its maximum-likelihood ``λ`` (of the standardised targets), standardised again."""
     y = standardise(y, mask)
     return standardise(yeo_johnson_transform(y, yeo_johnson_lambda(y, mask)), mask)
+
+
+def yeo_johnson_with_log_jacobian(y, mask):
+    r"""The Yeo-Johnson warp of ``y`` (:func:`yeo_johnson`) and the log-Jacobian of the map from ``y`` to it.
+
+    The warp is ``y → u = (y - ȳ)/s_y → t = ψ(u, λ̂) → z = (t - t̄)/s_t``, so
+
+    .. math:: \log \left|\frac{\partial z}{\partial y}\right| = (λ̂ - 1) \sum_i \operatorname{sign}(u_i)
+       \log(1 + |u_i|) - n \log s_y - n \log s_t,
+
+    the term that turns a density of the warped targets into one of ``y`` (the warped GP's likelihood,
+    Snelson, Rasmussen & Ghahramani 2004): with it, a model's evidence for ``z`` and for ``y`` are
+    comparable.
+
+    Args:
+      y: ``(N,)`` targets (padded rows ignored); mask: ``(N,)`` the real rows.
+    Returns:
+      ``(z, log_jacobian, λ̂)``: ``z`` as :func:`yeo_johnson` returns it, the scalar log-Jacobian, the exponent.
+    """
+    n = jnp.maximum(jnp.sum(mask), 1)
+    u = standardise(y, mask)
+    lam = yeo_johnson_lambda(u, mask)
+    t = yeo_johnson_transform(u, lam)
+    z = standardise(t, mask)
+    spread_y, spread_t = _masked_std(y, mask), _masked_std(t, mask)
+    log_derivative = (lam - 1.0) * jnp.sum(jnp.where(mask, jnp.sign(u) * jnp.log1p(jnp.abs(u)), 0.0))
+    return z, log_derivative - n * jnp.log(spread_y) - n * jnp.log(spread_t), lam
+
+
+def _masked_std(y, mask):
+    """The standard deviation :func:`standardise` divides by (1 for a constant)."""
+    n = jnp.maximum(jnp.sum(mask), 1)
+    mean = jnp.sum(jnp.where(mask, y, 0.0)) / n
+    std = jnp.sqrt(jnp.sum(jnp.where(mask, (y - mean) ** 2, 0.0)) / n)
+    return jnp.where(std > 1e-12, std, 1.0)
 
 
 def masked_quantile(y, mask, q: float):

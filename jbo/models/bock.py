@@ -114,8 +114,8 @@ class BOCK(StepConfig):
         standardised targets, ``"authors"`` in the objective's units (the only priors there). ``"authors"`` with
         ``units="standardised"`` states the authors' priors on the standardised (warped) targets: still
         scale-free, since those targets do not depend on the objective's units.
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
-        :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier, evidence_warp:
+        see :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
     """
 
@@ -145,6 +145,9 @@ class BOCK(StepConfig):
             object.__setattr__(self, "priors", "jbo" if self.units == "standardised" else "authors")
         if self.priors not in PRIORS:
             raise ValueError(f"priors must be one of {', '.join(map(repr, PRIORS))}, got {self.priors!r}")
+        if self.units == "objective" and self.evidence_warp:
+            raise ValueError('evidence_warp=True needs BOCK(units="standardised"): the objective-unit priors are '
+                             "stated in the objective's own units, which a warp changes")
         if self.units == "objective" and self.priors != "authors":
             raise ValueError(f'priors={self.priors!r} needs BOCK(units="standardised"): jbo\'s priors are stated for '
                              "standardised targets")
@@ -155,9 +158,10 @@ class BOCK(StepConfig):
     def default_output_warping(self) -> str:
         """Yeo-Johnson on standardised targets (scale-free, and resolving values that span decades); none in the
         objective's units, whose priors are stated in those units."""
-        return "yeo-johnson" if self.units == "standardised" else "none"
+        return "yeo-johnson" if self.units == "standardised" and not self.evidence_warp else "none"
 
     def check_output_warping(self, name: str) -> None:
+        super().check_output_warping(name)
         if self.units == "objective" and name != "none":
             raise ValueError(f'output_warping={name!r} needs BOCK(units="standardised"): the objective-unit priors '
                              "are stated in the objective's own units, which a warp changes")

@@ -39,8 +39,8 @@ class GP(StepConfig):
         :class:`~jbo.escape.EscapeConfig`, a dict of some of its fields, ``True`` (its defaults) or
         ``False`` (the default: measured, it helps on Hartmann6 and costs on Levy, Alpine01 and
         Hartmann3; BENCHMARKS.md, escape_ablation).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
-        :class:`~jbo.models.sampled.StepConfig`.
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier,
+        evidence_warp: see :class:`~jbo.models.sampled.StepConfig`.
 
     The run's targets are Yeo-Johnson warped, its acquisition is UCB (EI under constraints) and its search
     keeps to a trust region unless its settings say otherwise (:meth:`default_output_warping`,
@@ -67,8 +67,9 @@ class GP(StepConfig):
     def default_output_warping(self) -> str:
         """Yeo-Johnson (:mod:`jbo.warping`): measured on the shifted-rotated suite (BENCHMARKS.md, ``suite``),
         the warped GP is ahead of the unwarped one on most functions at every dimension run, and of
-        Optuna's TPE more often; ``output_warping="none"`` is the default before it."""
-        return "yeo-johnson"
+        Optuna's TPE more often; ``output_warping="none"`` is the default before it. None with ``evidence_warp``
+        (the model warps)."""
+        return "none" if self.evidence_warp else "yeo-johnson"
 
     def default_acquisition(self):
         r"""UCB (:math:`\beta = 2`), and EI in a constrained run, where UCB has no product with

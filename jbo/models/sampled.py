@@ -18,9 +18,9 @@ import jax
 import jax.numpy as jnp
 
 from jbo import acquisition as acq
-from jbo import escape, inference
+from jbo import escape, inference, warping
 from jbo.models import classifier
-from jbo.models.base import ModelConfig, check_choice
+from jbo.models.base import ModelConfig, check_bool, check_choice
 from jbo.optimize import maximize
 from jbo.types import Acquisition, Inputs, Start, Surrogate
 
@@ -85,13 +85,24 @@ class StepConfig(SampledConfig):
         :func:`jbo.models.classifier.label_regression`) or ``"laplace"`` (the GP classifier with the
         logistic likelihood and a Laplace approximation, :func:`jbo.models.classifier.gp_classifier`;
         measured worse: BENCHMARKS.md, constrained).
+      evidence_warp: at each suggestion, fit the model to the standardised targets and to their Yeo-Johnson warp
+        and keep the one of larger evidence (:func:`warp_evidence`): the warp chosen by what the model can fit,
+        not by the targets' marginal normality alone. Fits twice per suggestion; the run's ``output_warping``
+        must be ``"none"`` (the model warps).
     """
 
     classifier: str = "least_squares"
+    evidence_warp: bool = False
 
     def validate(self) -> None:
         super().validate()
         check_choice("classifier", self.classifier, classifier.CLASSIFIERS)
+        check_bool(self, "evidence_warp")
+
+    def check_output_warping(self, name: str) -> None:
+        if self.evidence_warp and name != "none":
+            raise ValueError(f"output_warping={name!r} with evidence_warp=True: the model chooses its own warp of "
+                             "the targets; pass output_warping='none', or evidence_warp=False to fix the warp")
 
     def surrogate_for(self, space) -> Surrogate:
         """The surrogate this model fits on ``space`` (the same object for equal arguments: compiled
@@ -99,8 +110,9 @@ class StepConfig(SampledConfig):
         raise TypeError(f"model {self.name!r} ({type(self).__name__}) defines no surrogate_for(space)")
 
     def init(self, space, dtype, key) -> "SampledState":
-        """Prior draws the first fit starts from (:func:`init`)."""
-        return init(self.surrogate_for(space), inference.example_data(space.dim, dtype), self, key)
+        """Prior draws the first fit starts from (:func:`init`; with ``evidence_warp``, the same for both fits)."""
+        state = init(self.surrogate_for(space), inference.example_data(space.dim, dtype), self, key)
+        return state._replace(z=jnp.stack([state.z, state.z])) if self.evidence_warp else state
 
     def step(self, space, acquisition, state, inputs, key):
         """One suggestion (:func:`step` on :meth:`surrogate_for`)."""
@@ -112,9 +124,11 @@ class SampledState(NamedTuple):
 
     Attributes:
       z: ``(P,)`` where the next fit starts: a prior draw before the first fit, then the last
-        unconstrained sample (a warm start); ``(C, P)``, one per chain, with ``num_chains = C > 1``.
+        unconstrained sample (a warm start); ``(C, P)``, one per chain, with ``num_chains = C > 1``; with
+        ``evidence_warp``, one such start per candidate targets on a leading axis of 2 (unwarped, warped).
       restarts: ``(R, P)`` prior draws the first MAP fit also starts from (``R = 0`` for MCMC).
-      params: the last fit's samples, constrained (the surrogate's params PyTree, leading axis ``S``).
+      params: the last fit's samples, constrained (the surrogate's params PyTree, leading axis ``S``); with
+        ``evidence_warp``, those of the targets chosen.
     """
 
     z: jnp.ndarray
@@ -224,6 +238,54 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
     return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate, region)
 
 
+def warp_evidence(surrogate: Surrogate, params, data, log_jacobian=0.0, num_fitted: int = 0):
+    r"""A model's evidence for the targets ``y`` it was fitted to, through a warp ``z = w(y)``:
+
+    .. math:: E = \frac{1}{S} \sum_s \log p(w(y) \mid θ_s) + \log |\partial w / \partial y|
+       - \frac{k}{2} \log n,
+
+    the posterior mean of the (warped GP's) log marginal likelihood, a density of ``y`` whatever the warp
+    (Snelson, Rasmussen & Ghahramani 2004), less BIC's penalty for the ``k`` parameters the warp fitted to the
+    same data (Yeo-Johnson's λ: ``k = 1``). Under MAP (``S = 1``) it is the type-II likelihood at the optimum.
+
+    Args:
+      surrogate: the model; params: its samples (leading axis ``S``) fitted to ``data`` (the warped targets).
+      log_jacobian: ``log |∂w/∂y|`` (:func:`jbo.warping.yeo_johnson_with_log_jacobian`; 0 for no warp).
+      num_fitted: ``k``.
+    Returns:
+      The scalar ``E``.
+    """
+    log_likelihood = jax.vmap(surrogate.log_likelihood, in_axes=(0, None))(params, data)
+    n = jnp.maximum(jnp.sum(data.mask), 1)
+    return jnp.mean(log_likelihood) + log_jacobian - 0.5 * num_fitted * jnp.log(n)
+
+
+def fit_choosing_warp(key, surrogate: Surrogate, config: StepConfig, state: SampledState, inputs: Inputs):
+    """Fit the model to the standardised targets and to their Yeo-Johnson warp; keep the one of larger
+    evidence (:func:`warp_evidence`; ``StepConfig.evidence_warp``).
+
+    Returns:
+      ``(samples, inputs, z, info)``: the chosen fit's samples, ``inputs`` with its targets and incumbent, both
+      fits' next starts ``(2, ...)``, and ``info`` (``warped``: 1 where the warp was kept; ``warp_evidence``:
+      the warped targets' evidence less the unwarped ones'; ``warp_lambda``: the warp's exponent).
+    """
+    data = inputs.data
+    warped_y, log_jacobian, lam = warping.yeo_johnson_with_log_jacobian(data.y, data.mask)
+    warped_data = data._replace(y=warped_y)
+    starts = [Start(state.z[i], state.restarts) for i in range(2)]
+    fits = [inference.fit(jax.random.fold_in(key, i), surrogate, d, config.inference_config, start, inputs.first)
+            for i, (d, start) in enumerate(zip((data, warped_data), starts))]
+    gain = (warp_evidence(surrogate, fits[1].params, warped_data, log_jacobian, num_fitted=1)
+            - warp_evidence(surrogate, fits[0].params, data))
+    warped = jnp.isfinite(gain) & (gain > 0)
+    samples = jax.tree_util.tree_map(lambda a, b: jnp.where(warped, b, a), fits[0], fits[1])
+    best = jnp.min(jnp.where(data.mask, warped_y, jnp.inf))
+    inputs = inputs._replace(data=data._replace(y=jnp.where(warped, warped_y, data.y)),
+                             best=jnp.where(warped, best, inputs.best))
+    z = jnp.stack([inference.next_start(f.z, config.inference_config.num_chains) for f in fits])
+    return samples, inputs, z, dict(warped=warped.astype(jnp.int32), warp_evidence=gain, warp_lambda=lam)
+
+
 def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, state: SampledState,
          inputs: Inputs, key, escape_config=None):
     """One suggestion of a sampled model (traceable).
@@ -240,9 +302,13 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
       diagnostics.
     """
     k_fit, k_acq, k_escape, k_classify = jax.random.split(key, 4)
-    start = Start(state.z, state.restarts)
-    samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config, start, inputs.first)
-    info = dict(samples.info)
+    if config.evidence_warp:
+        samples, inputs, z, warp_info = fit_choosing_warp(k_fit, surrogate, config, state, inputs)
+    else:
+        samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config,
+                                Start(state.z, state.restarts), inputs.first)
+        z, warp_info = inference.next_start(samples.z, config.inference_config.num_chains), {}
+    info = {**samples.info, **warp_info}
     plan = {}
     if escape_config:
         scale = escape.lengthscales(samples.params)
@@ -262,5 +328,4 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
     x, score = propose(k_acq, surrogate, samples.params, inputs, acquisition, **plan)
     info["score"] = score
     info.update(hyperparameter_means(samples.params))
-    z = inference.next_start(samples.z, config.inference_config.num_chains)
     return x, SampledState(z, state.restarts, samples.params), info
