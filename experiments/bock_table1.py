@@ -27,6 +27,7 @@ Variants, each with every option that makes it spelled out (opt-in; investigatio
   targets;
 * ``bock-ev``: ``bock-centre`` with the Yeo-Johnson warp kept at each suggestion only where the model's evidence
   prefers it (``evidence_warp=True``);
+* ``bock-ev-floor``: ``bock-ev`` with ``noise_floor=1e-10``;
 * ``gp-warmup5``: the GP with 5 warm-up slice sweeps per fit (its default before 92c2e48), Sobol start;
 * ``matern-sobol``: the Matérn baseline with the Sobol start.
 
@@ -64,7 +65,8 @@ PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
 #: scale-free default (issue #28; its claim row only).
 EXTRA_PROBLEMS = ("rosenbrock_raw",)
 METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
-           "gp-warmup5", "matern-sobol", "bock-yj", "bock-log", "bock-yj-floor", "bock-yj-authors", "bock-ev")
+           "gp-warmup5", "matern-sobol", "bock-yj", "bock-log", "bock-yj-floor", "bock-yj-authors", "bock-ev",
+           "bock-ev-floor")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
@@ -98,6 +100,7 @@ VARIANTS = {
                                  "priors": "authors"}),
     # scale-free, the warp of its targets chosen by the model's evidence at each suggestion
     "bock-ev": ("bock", {**STANDARDISED, "evidence_warp": True, "design": "centre"}),
+    "bock-ev-floor": ("bock", {**STANDARDISED, "evidence_warp": True, "design": "centre", "noise_floor": 1e-10}),
     "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
     "matern-sobol": ("matern", {"design": "sobol"}),
 }
@@ -292,6 +295,7 @@ VARIANT_NOTES = {
     "bock-ev": ("bock-yj", "`bock-centre` with its targets' Yeo-Johnson warp kept at each suggestion only where the"
                 " model's evidence prefers it (`evidence_warp=True`: both fitted, log marginal likelihood plus the"
                 " warp's log-Jacobian); as scale-free"),
+    "bock-ev-floor": ("bock-ev", "`bock-ev` with its noise floor 1e-10 instead of 1e-6 of its targets' variance"),
     "bock-floor": ("bock-standardised", "`bock-standardised` with its noise floor 1e-10 instead of 1e-6 of the"
                    " standardised targets' variance (1e-6 is a noise of ~300 on Rosenbrock)"),
     "gp-warmup5": ("gp", "the ARD GP with 5 warm-up slice sweeps per fit (its default before 92c2e48; today 0), Sobol"
