@@ -25,7 +25,7 @@ class Arc(StepConfig):
     Attributes:
       kernel: the distance profile: ``"matern52"``, ``"se"``, ``"rq"`` or a
         :class:`~jbo.kernels.Stationary` kernel object (its lengthscales are replaced by the arc's ``ω``).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier, evidence_warp: see
         :class:`~jbo.models.sampled.StepConfig`.
     """
 

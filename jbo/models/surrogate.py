@@ -44,7 +44,7 @@ class SurrogateModel(StepConfig):
     Attributes:
       surrogate: a :class:`~jbo.types.Surrogate`, or a hashable object with its methods (a frozen dataclass
         of yours, say).
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier: see
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier, evidence_warp: see
         :class:`~jbo.models.sampled.StepConfig`.
     """
 
