@@ -35,7 +35,9 @@ RESULTS_FILE = "bock_scaling.json"
 SECTION = "bock_scaling"
 
 
-def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0) -> dict:
+def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0, **options) -> dict:
+    """Steady seconds per suggestion of ``method`` (with the model and loop ``options``) on N random observations
+    of BOCK's normalised d-dimensional Rosenbrock (the module docstring says how)."""
     import jax.numpy as jnp
     import numpy as np
 
@@ -49,7 +51,7 @@ def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0) -
     y = np.asarray(problem.fn(jnp.asarray(problem.bounds[:, 0] + x * np.ptp(problem.bounds, axis=1))))
     # n_init=2: the default initial design (d + 1 points) would cover all N observations at d >= N, and
     # those calls would time a design point, not the model.
-    settings = loop.Settings.create(method, seed=seed, n_init=2)
+    settings = loop.Settings.create(method, seed=seed, n_init=2, **options)
     state = loop.init(settings, space)._replace(x=x, y=y, n_suggested=n)
     calls = []
     for _ in range(2 + repeats):

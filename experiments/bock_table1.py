@@ -20,14 +20,15 @@ Variants, each with every option that makes it spelled out (opt-in; investigatio
 * ``bock-floor``: ``bock-standardised`` with ``noise_floor=1e-10`` instead of ``1e-6``;
 * ``bock-centre``: ``bock-standardised`` started at the centre;
 * ``bock-objective``: ``bock`` (objective units) with the Sobol start;
-* ``bock-yj``: jbo's default ``bock``: standardised targets Yeo-Johnson warped (scale-free), the centre start;
+* ``bock-yj``: standardised targets Yeo-Johnson warped (scale-free), the centre start (jbo's default ``bock`` from
+  issue #28 until the evidence chose the warp);
 * ``bock-log``: ``bock-yj`` with the shifted-log output warp (log of the gap above the best value) instead;
 * ``bock-yj-floor``: ``bock-yj`` with ``noise_floor=1e-10``;
 * ``bock-yj-authors``: ``bock-yj`` under the authors' priors (``priors="authors"``) on its standardised, warped
   targets;
 * ``bock-ev``: ``bock-centre`` with the Yeo-Johnson warp kept at each suggestion only where the model's evidence
   prefers it (``evidence_warp=True``);
-* ``bock-ev-floor``: ``bock-ev`` with ``noise_floor=1e-10``;
+* ``bock-ev-floor``: ``bock-ev`` with ``noise_floor=1e-10``: jbo's default ``bock``;
 * ``gp-warmup5``: the GP with 5 warm-up slice sweeps per fit (its default before 92c2e48), Sobol start;
 * ``matern-sobol``: the Matérn baseline with the Sobol start.
 
@@ -71,7 +72,7 @@ DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
 START = {"design": "centre"}
-STANDARDISED = {"units": "standardised", "output_warping": "none", "evidence_warp": False}
+STANDARDISED = {"units": "standardised", "output_warping": "none", "evidence_warp": False, "noise_floor": 1e-6}
 #: The paper's model as the authors' code runs it (their priors in the objective's units): the ``bock``, ``bock-w`` and
 #: ``bock-b`` rows (the models' defaults until the scale-free default of issue #28).
 PAPER_MODEL = {"units": "objective"}
@@ -107,6 +108,8 @@ VARIANTS = {
 PAPER_BUDGET = {20: 200, 50: 400, 100: 600}
 #: Issue #28's bars for the default, scale-free bock on Rosenbrock-20 at 200 evaluations: mean best values.
 ISSUE_28_BARS = {"rosenbrock": 50, "rosenbrock_raw": 150}
+#: The variant that spells out the default ``bock``'s options (the rows issue #28's bars read).
+DEFAULT_BOCK = "bock-ev-floor"
 # Oh et al. 2018, Table 1: best value found, mean ± std over 5 runs (Matérn, BOCK; the other columns below).
 PAPER = {
     ("repeated_branin", 20): {"matern": "0.41 ± 0.00", "bock": "0.50 ± 0.12"},
@@ -295,7 +298,8 @@ VARIANT_NOTES = {
     "bock-ev": ("bock-yj", "`bock-centre` with its targets' Yeo-Johnson warp kept at each suggestion only where the"
                 " model's evidence prefers it (`evidence_warp=True`: both fitted, log marginal likelihood plus the"
                 " warp's log-Jacobian); as scale-free"),
-    "bock-ev-floor": ("bock-ev", "`bock-ev` with its noise floor 1e-10 instead of 1e-6 of its targets' variance"),
+    "bock-ev-floor": ("bock-ev", "`bock-ev` with its noise floor 1e-10 instead of 1e-6 of its targets' variance:"
+                      " jbo's default `bock` (issue #28)"),
     "bock-floor": ("bock-standardised", "`bock-standardised` with its noise floor 1e-10 instead of 1e-6 of the"
                    " standardised targets' variance (1e-6 is a noise of ~300 on Rosenbrock)"),
     "gp-warmup5": ("gp", "the ARD GP with 5 warm-up slice sweeps per fit (its default before 92c2e48; today 0), Sobol"
@@ -461,7 +465,7 @@ def units_note(results: dict, dim: int = 20) -> list[str]:
     """
     import numpy as np
 
-    raw, normalised = (bock_cell(results, p, dim, "bock-yj") for p in ("rosenbrock_raw", "rosenbrock"))
+    raw, normalised = (bock_cell(results, p, dim, DEFAULT_BOCK) for p in ("rosenbrock_raw", "rosenbrock"))
     if raw is None or normalised is None:
         return []
     centre = problem_of("rosenbrock_raw", dim).bounds.mean(axis=1)  # any point where f is not 0 gives the factor
@@ -475,13 +479,15 @@ def units_note(results: dict, dim: int = 20) -> list[str]:
         agree.append(int(np.argmax(differ)) if differ.any() else len(b))
     pooled = np.concatenate([factor * summary(raw)[0], summary(normalised)[0]])
     return ["", f"Raw and normalised units (issue #28): normalised Rosenbrock is {factor:.4f} × the raw one, so the"
-            f" scale-free default runs the same algorithm on both. Seed by seed ({', '.join(common)}) the two runs'"
+            f" scale-free default (`{DEFAULT_BOCK}`) runs the same algorithm on both. Seed by seed"
+            f" ({', '.join(common)}) the two runs'"
             f" values agree to 1e-9 for the first {', '.join(map(str, agree))} evaluations, then rounding parts"
             f" them; pooled, the {len(pooled)} runs' mean best is {pooled.mean():.1f} ± {pooled.std(ddof=1):.1f}"
             f" (normalised units; median {np.median(pooled):.1f}, max {pooled.max():.1f}) against the bars'"
             f" {ISSUE_28_BARS['rosenbrock']} (normalised) and {ISSUE_28_BARS['rosenbrock_raw'] * factor:.2f} (raw ≤"
             f" {ISSUE_28_BARS['rosenbrock_raw']}): which five seeds clear the raw bar is the draw."
-            + "".join(variant_units_note(results, dim, method, factor) for method in METHODS if method != "bock-yj")]
+            + "".join(variant_units_note(results, dim, method, factor)
+                      for method in METHODS if method != DEFAULT_BOCK)]
 
 
 def variant_units_note(results: dict, dim: int, method: str, factor: float) -> str:
@@ -536,7 +542,7 @@ def claims() -> list[dict]:
                                       headline=(problem, dim) == ("rosenbrock", 20)))
     for problem, label in (("rosenbrock", "normalised"), ("rosenbrock_raw", "raw units")):
         bar = ISSUE_28_BARS[problem]
-        entry = bock_cell(results, problem, 20, "bock-yj")
+        entry = bock_cell(results, problem, 20, DEFAULT_BOCK)
         if entry is not None:
             best = summary(entry)[0]
             rows.append(_common.claim(

@@ -199,8 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "default: the model's (centre for bock, bock-w and bock-b, sobol for the others)")
     run.add_argument("--output-warping", choices=warping.NAMES, default=None,
                      help="monotone transform of the standardised values before the model sees them (jbo.warping): "
-                          "none, rank, yeo-johnson or shifted-log; default: the model's (yeo-johnson for gp and "
-                          "the BOCK models, none for the others)")
+                          "none, rank, yeo-johnson or shifted-log; default: the model's (yeo-johnson for gp, dngo "
+                          "and ensemble; none for the BOCK models, which choose the warp by their evidence "
+                          "(--evidence-warp), and the others)")
     run.add_argument("--trust-region", action=argparse.BooleanOptionalAction, default=None,
                      help="keep the acquisition search to TuRBO-1's trust region around the best point (jbo.trust); "
                           "default: the model's (on for gp, dngo and ensemble, off for the others)")

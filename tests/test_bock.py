@@ -615,7 +615,7 @@ def test_surrogates():
 
     assert bock.BOCK().surrogate_for(None) is bock.BOCK(num_samples=3).surrogate_for(None)  # cached
     s = bock.BOCK(warp=False, boundary=True, degree=2, units="standardised").surrogate_for(None)
-    base = bock_surrogate(warp=False, boundary=True, degree=2)
+    base = bock_surrogate(warp=False, boundary=True, degree=2, noise_floor=1e-10)  # BOCK's default floor
     assert s.log_likelihood is base.log_likelihood and s.condition is base.condition
     s = bock.BOCK(warp=False, boundary=True, degree=2, units="objective").surrogate_for(None)
     base = bock_surrogate(warp=False, boundary=True, degree=2, authors_priors=True)
@@ -808,28 +808,39 @@ def test_objective_units_suggestions_on_a_large_scale_objective():
 
 
 def test_bock_defaults_are_the_papers_start_on_scale_free_targets():
-    """``bock`` starts as the paper does (the box's centre first) on scale-free targets (standardised, Yeo-Johnson
-    warped); the paper's objective-unit priors are an explicit option and take no warp; the other models keep
-    the Sobol design; an explicit design wins; a journal written before ``units``, ``design`` and
-    ``output_warping`` were recorded resumes with the model and start it ran with."""
+    """``bock`` starts as the paper does (the box's centre first) on scale-free targets (standardised, their
+    Yeo-Johnson warp chosen by the evidence, a noise floor of 1e-10); the paper's objective-unit priors are an
+    explicit option and take no warp; the other models keep the Sobol design; an explicit design wins; a journal
+    written before ``units``, ``design``, ``output_warping``, ``evidence_warp`` and ``noise_floor`` were recorded
+    resumes with the model and start it ran with."""
     from jbo import loop
 
     space = rosenbrock3().space()
     for name in ("bock", "bock-w", "bock-b"):
         settings = loop.Settings.create(name, n_init=3)
-        assert settings.model.units == "standardised" and settings.output_warping == "yeo-johnson"
+        assert settings.model.units == "standardised" and settings.output_warping == "none"
+        assert settings.model.evidence_warp is True and settings.model.noise_floor == 1e-10
         assert settings.design == "centre"
         np.testing.assert_allclose(loop.initial_design(settings, space)[0], 0.5)
-        assert loop.Settings.create(name, units="objective").output_warping == "none"
+        objective = loop.Settings.create(name, units="objective")
+        assert objective.output_warping == "none" and objective.model.evidence_warp is False
+        fixed = loop.Settings.create(name, evidence_warp=False)  # issue #28's first default: the warp always
+        assert fixed.output_warping == "yeo-johnson" and fixed.model.noise_floor == 1e-10
     for name in ("gp", "matern", "random"):
         assert loop.Settings.create(name).design == "sobol"
     explicit = loop.Settings.create("bock", design="sobol", n_init=3)
     assert explicit.design == "sobol" and not np.allclose(loop.initial_design(explicit, space)[0], 0.5)
 
     older = json_round_trip(loop.Settings.create("bock").to_dict())
+    del older["model"]["evidence_warp"], older["model"]["noise_floor"]
+    warped = dict(older, output_warping="yeo-johnson")  # a journal of issue #28's first default
+    resumed = loop.Settings.from_dict(warped)
+    assert resumed.model.evidence_warp is False and resumed.model.noise_floor == 1e-6
+    assert resumed.output_warping == "yeo-johnson" and resumed.design == "centre"
     del older["design"], older["model"]["units"], older["output_warping"]
     resumed = loop.Settings.from_dict(older)
     assert resumed.model.units == "standardised" and resumed.design == "sobol" and resumed.output_warping == "none"
+    assert resumed.model.evidence_warp is False and resumed.model.noise_floor == 1e-6
 
 
 @pytest.mark.parametrize("priors", ["jbo", "authors"])

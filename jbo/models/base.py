@@ -49,8 +49,8 @@ class CliOption(NamedTuple):
 
 
 #: Field annotations the command line can parse, by the type that parses them.
-_CLI_TYPES = {"bool": bool, "int": int, "float": float, "str": str, "int | None": int, "float | None": float,
-              "str | None": str}
+_CLI_TYPES = {"bool": bool, "int": int, "float": float, "str": str, "bool | None": bool, "int | None": int,
+              "float | None": float, "str | None": str}
 
 
 @dataclasses.dataclass(frozen=True)

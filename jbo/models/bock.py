@@ -11,8 +11,9 @@ what lets a GP run at 20–500 dimensions.
 Three named variants (the paper's §4, Table 2):
 
 * ``"bock"``: the paper's kernel (warped radius, ``P = 3``), the run started at the box's centre
-  (:meth:`BOCK.default_design`), on standardised targets warped by Yeo-Johnson (:mod:`jbo.warping`) under
-  jbo's priors, so that its suggestions do not depend on the objective's units; the authors' priors in the
+  (:meth:`BOCK.default_design`), on standardised targets under jbo's priors, Yeo-Johnson warped
+  (:mod:`jbo.warping`) at the suggestions where the model's evidence prefers the warp, so that its suggestions
+  do not depend on the objective's units; the authors' priors in the
   objective's units, as their code runs the paper's tables, are ``units="objective"``;
 * ``"bock-w"``: BOCK-W, no warping of the radius (``warp=False``);
 * ``"bock-b"``: BOCK+B, one value-less "fake" observation on the boundary sphere in the direction of
@@ -84,19 +85,19 @@ class BOCK(StepConfig):
       boundary: BOCK+B's fake boundary point in the predictive variance (``model="bock-b"``).
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper's default is 3).
       noise_floor: with jbo's priors only (``priors="jbo"``): added to the sampled noise variance, in the
-        units of the standardised targets (jbo's GP's value, ``1e-6``). It bounds how finely the
-        model resolves values: on BOCK's 20-d Rosenbrock, where a few early values near 10⁶ make the
-        targets' standard deviation ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units
-        (BENCHMARKS.md, ``bock_table1``). Under the authors' priors their noise bound e⁻¹² (in the targets'
-        units) is the floor, as in the reference code.
+        units of the standardised targets (default ``1e-10``; jbo's GP's ``1e-6`` until issue #28). It bounds
+        how finely the model resolves values: on BOCK's 20-d Rosenbrock, where a few early values near 10⁶
+        make the targets' standard deviation ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units
+        (BENCHMARKS.md, ``bock_table1``, rows ``bock-floor``, ``bock-ev-floor``). Under the authors' priors
+        their noise bound e⁻¹² (in the targets' units) is the floor, as in the reference code.
       units: ``"standardised"`` (default): standardised targets (jbo's priors unless ``priors`` says
-        otherwise), invariant to the objective's scale and offset, Yeo-Johnson warped unless the run's settings
-        say otherwise (:meth:`default_output_warping`); on BOCK's Rosenbrock the warp compresses values of
-        10⁶ in the corners so that the region near the optimum is resolved (BENCHMARKS.md, ``bock_table1``,
-        row ``bock-yj``), though not the gaps between the best values (rows ``bock-log``,
-        ``bock-yj-floor``), and on repeated Branin and Hartmann6 the unwarped model does better (row
-        ``bock-centre``). ``"objective"`` (the paper's model as the authors' code runs it, used by the
-        reproduction tables): the targets in the objective's own units
+        otherwise), invariant to the objective's scale and offset, their Yeo-Johnson warp kept at each
+        suggestion where the model's evidence prefers it (``evidence_warp=True``, the default). On BOCK's
+        Rosenbrock a fixed warp compresses values of 10⁶ in the corners so that the region near the optimum
+        is resolved (BENCHMARKS.md, ``bock_table1``, row ``bock-yj``), while on repeated Branin and Hartmann6
+        the unwarped model does better (row ``bock-centre``); the evidence chooses per suggestion (row
+        ``bock-ev-floor``, these defaults). ``"objective"`` (the paper's model as the authors' code runs it, used
+        by the reproduction tables): the targets in the objective's own units
         (centred) under the authors' priors, whose bounds are stated in those units (signal variance
         ``≤ e²⁰``, noise variance in ``[e⁻¹², e¹⁶]``, mean between the smallest and largest value;
         :func:`jbo.surrogates.bock_surrogate`). The model is then *not* invariant to the
@@ -114,17 +115,21 @@ class BOCK(StepConfig):
         standardised targets, ``"authors"`` in the objective's units (the only priors there). ``"authors"`` with
         ``units="standardised"`` states the authors' priors on the standardised (warped) targets: still
         scale-free, since those targets do not depend on the objective's units.
-      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier, evidence_warp:
+      evidence_warp: see :class:`~jbo.models.sampled.StepConfig`; on by default here (off in the objective's
+        units, whose priors a warp would change: ``units="objective"`` sets it off unless given).
+      inference, num_samples, num_burnin, num_warmup, thin, map_restarts, num_chains, classifier:
         see :class:`~jbo.models.sampled.StepConfig` (slice sampling, 10 samples per suggestion, as
         the paper).
     """
 
     kind: ClassVar[str] = "bock"
-    recorded_defaults: ClassVar[dict] = {"units": "standardised"}  # journals from before `units`
+    # journals from before `units`, and before issue #28's defaults (evidence_warp, noise_floor 1e-10)
+    recorded_defaults: ClassVar[dict] = {"units": "standardised", "evidence_warp": False, "noise_floor": 1e-6}
+    evidence_warp: bool | None = None
     warp: bool = True
     boundary: bool = False
     degree: int = 3
-    noise_floor: float = 1e-6
+    noise_floor: float = 1e-10
     units: str = "standardised"
     priors: str | None = None
 
@@ -135,6 +140,8 @@ class BOCK(StepConfig):
         return "bock-b" if self.boundary else "bock-w" if not self.warp else "bock"
 
     def validate(self) -> None:
+        if self.evidence_warp is None:
+            object.__setattr__(self, "evidence_warp", self.units == "standardised")
         super().validate()
         check_bool(self, "warp", "boundary")
         object.__setattr__(self, "degree", checks.integer("degree", self.degree, 0))
