@@ -422,7 +422,7 @@ def write_report(results: dict) -> None:
     lines += ["", f"The 100-d column: {', '.join(f'`{m}`' for m in at_100) or 'nothing'} stored"
               f"{' (no BO method yet)' if not set(at_100) - {'random'} else ''}. `bock` fits the objective's raw values"
               " under the authors' bounds and starts at the centre, as the reference code does (the variants above"
-              " show both matter on Rosenbrock); `units=\"standardised\"` is the scale-invariant option. Summary"
+              f" show both matter on Rosenbrock); jbo's default `bock` is scale-free (row `{DEFAULT_BOCK}`). Summary"
               " verdict per problem and dimension: reproduced when jbo's mean best is no worse than the paper's BOCK"
               " mean + its std + 1 % of |f*| (as for DNGO's Table 1); a column without a `bock` run is not run."]
     figures = []
