@@ -70,10 +70,13 @@ def report() -> None:
     points = sorted({(r["dim"], r["n"]) for r in rows.values()})
     labels = [m for m in MODELS if any(r["method"] == m for r in rows.values())]
     repeats = min(len(r["calls"]) for r in rows.values()) - 2
+    searches = {tuple(r["maximize"][k] for k in ("num_anchors", "top_k", "num_steps")) for r in rows.values()}
+    search = "; ".join(f"{format(a, ',').replace(',', ' ')} anchors, top {k}, {s} Adam steps"
+                       for a, k, s in sorted(searches))
     lines += [f"Steady seconds per suggestion (median of {repeats} calls from the third on; \"first − steady\":"
               " compilation plus the cold fit's burn-in), N random observations of BOCK's normalised Rosenbrock,"
-              " the models side by side in one process, BOCK's acquisition search (20 000 anchors, top 20, 200"
-              " Adam steps) for all. Models: " + "; ".join(f"`{m}`: {MODELS[m][0]}" for m in labels) + ".", "",
+              f" the models side by side in one process, BOCK's acquisition search ({search}) for all. Models: "
+              + "; ".join(f"`{m}`: {MODELS[m][0]}" for m in labels) + ".", "",
               "| d | N | " + " | ".join(f"{m} s / suggestion" for m in labels) + " | `bock` / `bock one fit` | "
               + " | ".join(f"{m} first − steady" for m in labels) + " |",
               "|---|---|" + "---|" * (2 * len(labels) + 1)]
