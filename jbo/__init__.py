@@ -25,10 +25,6 @@ from jbo import _xla_cpu  # noqa: E402
 _xla_cpu.disable_concurrency_optimized_scheduler()
 _xla_cpu.serialize_batched_lapack()
 
-from jbo import cache as _cache  # noqa: E402
-
-_cache.configure()
-
 import jax as _jax  # noqa: E402
 
 # float64 wherever a user enters, the building blocks of an own BO step included (jbo's GPs factorise

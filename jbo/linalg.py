@@ -24,7 +24,7 @@ def full_precision(fn):
         with jax.default_matmul_precision("highest"):
             return fn(*args, **kwargs)
 
-    wrapped.jitted = getattr(fn, "jitted", fn)  # the jax.jit function, also under a jbo.cache.StoredProgram
+    wrapped.jitted = getattr(fn, "jitted", fn)  # the jax.jit function, also under a jbo.cache.Program
     return wrapped
 
 

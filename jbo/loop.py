@@ -60,7 +60,8 @@ class Settings:
         constraints; the other models' EI).
       seed: seed of every random choice of the run.
       n_init: size of the initial design (default ``max(5, D + 1)``); observations told before the
-        first ``ask`` count towards it.
+        first ``ask`` count towards it. With 0 the model suggests from the start (a uniform point while
+        fewer than two evaluations succeeded).
       ucb_beta: exploration weight of UCB.
       failures: how failed evaluations enter the model: ``"worst"`` imputes the worst successful
         value there (steers the search away from crashing regions), ``"ignore"`` leaves them out,
@@ -129,7 +130,7 @@ class Settings:
         object.__setattr__(self, "num_fantasies", checks.integer("num_fantasies", self.num_fantasies, 1, True))
         object.__setattr__(self, "seed", checks.integer("seed", self.seed))
         if self.n_init is not None:
-            object.__setattr__(self, "n_init", checks.integer("n_init", self.n_init, 1, True))
+            object.__setattr__(self, "n_init", checks.integer("n_init", self.n_init, 0, True))
         beta = self.ucb_beta
         if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta < 0:
             raise ValueError(f"ucb_beta must be a non-negative number, got {beta!r}")
@@ -346,11 +347,12 @@ def fallback_point(key, dim: int, dtype):
 
 
 def suggestion(settings: Settings, space: Space, model_state, fitted, history: History, pending: Pending, table,
-               key, ucb_beta, choice=None, impute=None):
+               key, ucb_beta, choice=None, impute=None, bins=None):
     """One model-based suggestion as a pure function of padded arrays (traceable).
 
     Args:
-      settings: the run's settings (static); space: the search space (static).
+      settings: the run's settings (static); space: the search space (static; the ask/tell loop and whole
+        runs pass its :attr:`~jbo.spaces.Space.structure`, so spaces of one structure share the program).
       model_state: the model's carried state (the PyTree of :meth:`jbo.models.ModelConfig.init`).
       fitted: bool scalar, the model has been fitted before (warm start).
       history: padded observations; pending: points being evaluated.
@@ -360,6 +362,8 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       choice: the option of a :class:`jbo.acquisition.Choice` acquisition (an integer array), or ``None``;
         a :class:`jbo.acquisition.Mixture` draws its own from ``key``.
       impute: overrides the failure policy at run time (see :func:`standardize`), or ``None``.
+      bins: ``(D,)`` the equal-width bins of the integer columns ``space`` holds as reals
+        (:attr:`jbo.spaces.Space.bins`), or ``None``.
     Returns:
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
@@ -392,7 +396,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)
-    return space.round_trip(x[None])[0], new_state, fitted | ready, info
+    return space.round_trip(x[None], bins)[0], new_state, fitted | ready, info
 
 
 # Stored whole (jbo.cache): a fresh process with a warm cache loads the suggestion without tracing it.
@@ -401,13 +405,15 @@ compiled_suggestion = linalg.full_precision(
 _standardize = jax.jit(standardize, static_argnames=("failures", "output_warping"))
 
 
-@functools.partial(jax.jit, static_argnames=("space", "n", "centre"))
-def _design(key, space: Space, n: int, table, centre: bool = False):
-    return space.round_trip(design.initial_points(key, space, n, table, centre))
+def _initial_points(key, space: Space, n: int, table, centre: bool = False, bins=None):
+    return space.round_trip(design.initial_points(key, space, n, table, centre), bins)
+
+
+_design = cache.stored(jax.jit(_initial_points, static_argnames=("space", "n", "centre")), ("space", "n", "centre"))
 
 
 def design_table(settings: Settings, space: Space, dtype=None) -> np.ndarray:
-    n = settings.initial_size(space.dim)
+    n = max(1, settings.initial_size(space.dim))
     return design.sobol_table(1 << max(0, math.ceil(math.log2(n))), space.dim, seed=1).astype(dtype or np.float64)
 
 
@@ -421,9 +427,11 @@ def _device_table(num: int, dim: int, dtype: str):
     return jnp.asarray(design.sobol_table(num, dim, seed=0), dtype)
 
 
-@functools.partial(jax.jit, static_argnames=())
-def _suggestion_key(seed, index):
+def _fold_in_seed(seed, index):
     return jax.random.fold_in(jax.random.key(seed), index)
+
+
+_suggestion_key = cache.stored(jax.jit(_fold_in_seed))
 
 
 def run_key(seed: int):
@@ -439,8 +447,8 @@ def initial_design(settings: Settings, space: Space) -> np.ndarray:
     """The run's initial design ``(n_init, D)`` (encoded, canonical), the same in every driver."""
     key = jax.random.fold_in(run_key(settings.seed), DESIGN_STREAM)
     table = jnp.asarray(design_table(settings, space), settings.float_dtype)
-    return np.asarray(_design(key, space, settings.initial_size(space.dim), table, settings.design == "centre"),
-                      np.float64)
+    return np.asarray(_design(key, space.structure, settings.initial_size(space.dim), table,
+                              settings.design == "centre", jnp.asarray(space.bins, table.dtype)), np.float64)
 
 
 # ----------------------------------------------------------------------------- ask / tell core
@@ -474,7 +482,7 @@ def init(settings: Settings, space: Space) -> LoopState:
     """The empty state of a run."""
     empty = np.zeros((0, space.dim))
     key = jax.random.fold_in(run_key(settings.seed), INIT_STREAM)
-    model_state = settings.model.init(space, settings.float_dtype, key)
+    model_state = settings.model.init(space.structure, settings.float_dtype, key)
     return LoopState(empty, np.zeros(0), empty, model_state, False, 0)
 
 
@@ -498,10 +506,13 @@ def padded_history(state: LoopState, size: int, dtype) -> History:
                    constraints)
 
 
+PENDING_MINIMUM = 16  # up to this many pending points share one program (masked rows cost little to condition on)
+
+
 def padded_pending(pending: np.ndarray, dtype) -> Pending:
     if len(pending) == 0:
         return Pending.empty(pending.shape[1], dtype)
-    size = bucket_size(len(pending), minimum=4)
+    size = bucket_size(len(pending), minimum=PENDING_MINIMUM)
     x = np.full((size, pending.shape[1]), 0.5)
     x[: len(pending)] = pending
     return Pending(jnp.asarray(x, dtype), jnp.asarray(np.arange(size) < len(pending)))
@@ -539,8 +550,9 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
             config, model_state = settings.model.prepare(model_state, data, model_key, not state.fitted)
             program = dataclasses.replace(program, model=config)
         x, model_state, fitted, model_info = compiled_suggestion(
-            program, space, model_state, jnp.asarray(state.fitted), history, padded_pending(state.pending, dtype),
-            anchor_table(settings, space), key, jnp.asarray(settings.ucb_beta, dtype))
+            program, space.structure, model_state, jnp.asarray(state.fitted), history,
+            padded_pending(state.pending, dtype), anchor_table(settings, space), key,
+            jnp.asarray(settings.ucb_beta, dtype), bins=jnp.asarray(space.bins, dtype))
         x = np.asarray(x, np.float64)
         info.update(phase="model", n_pad=size, **{k: np.asarray(v).tolist() for k, v in model_info.items()})
         state = state._replace(model_state=model_state, fitted=bool(fitted))

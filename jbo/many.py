@@ -162,6 +162,8 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
     if list(stages) != sorted(set(stages)) or stages[-1] < budget - 1 or stages[0] < 8:
         raise ValueError(f"stages must be increasing padded sizes ending at >= budget - 1, got {stages}")
     objective = _objective(fn, space, dtype)
+    structure = space.structure  # what the model's programs see of the space: bounds and names are the objective's
+    bins = np.asarray(space.bins)
     design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space, np.float64)
     anchor_table = np.asarray(loop.anchor_table(settings, space))
 
@@ -174,22 +176,23 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
         if n_hi:
             design_key = jax.random.fold_in(key, loop.DESIGN_STREAM)
             table = jnp.asarray(design_table, dtype)
-            points = loop._design(design_key, space, n_hi, table, False).astype(dtype)
+            points = loop._design(design_key, structure, n_hi, table, False, bins.astype(dtype)).astype(dtype)
             if settings.model.uses_initial_design:
-                centred = loop._design(design_key, space, n_hi, table, True).astype(dtype)
+                centred = loop._design(design_key, structure, n_hi, table, True, bins.astype(dtype)).astype(dtype)
                 points = jnp.where(values.centre, centred, points)
             used = jnp.arange(n_hi) < values.n_init
             x = x.at[:n_hi].set(jnp.where(used[:, None], points, 0.5))
             y = y.at[:n_hi].set(jnp.where(used, jax.vmap(objective)(points), jnp.nan))
         history = loop.History(x, y, rows < values.n_init)
-        state = settings.model.init(space, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
+        state = settings.model.init(structure, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
         pending = Pending.empty(space.dim, dtype)
         table = jnp.asarray(anchor_table, dtype)
 
         def suggest(history, state, fitted, i, stage):
             view = loop.History(history.x[:stage], history.y[:stage], history.mask[:stage])
-            return loop.suggestion(settings, space, state, fitted, view, pending, table, loop.suggestion_key(key, i),
-                                   beta, values.choice, values.impute)
+            return loop.suggestion(settings, structure, state, fitted, view, pending, table,
+                                   loop.suggestion_key(key, i), beta, values.choice, values.impute,
+                                   jnp.asarray(bins, dtype))
 
         blank = None
         if n_hi > n_lo:  # the design branch of the scan needs the diagnostics' shapes (one more trace)

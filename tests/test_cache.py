@@ -1,5 +1,6 @@
-"""Compiled programs stored whole (:class:`jbo.cache.StoredProgram`): a fresh process loads a
-suggestion without tracing it, and gets the suggestion an uncached process computes."""
+"""jbo's compiled programs (:class:`jbo.cache.Program`): held in a bounded number per process, shared by spaces of
+one structure, and stored whole: a fresh process loads a suggestion without tracing it, and gets the suggestion an
+uncached process computes."""
 
 import dataclasses
 import json
@@ -17,8 +18,8 @@ from jbo.loop import Settings
 from jbo.spaces import Real, Space
 
 MAXIMIZE = dict(num_anchors=64, num_local=8, top_k=2, num_steps=5)
-# Programs are stored on a CPU backend only (StoredProgram); on another, every call goes to the jitted function
-# (test_another_backend_calls_the_jitted_function).
+# Programs are stored on a CPU backend only; on another they are compiled and held, never written
+# (test_another_backend_stores_nothing).
 STORES_PROGRAMS = pytest.mark.skipif(jax.default_backend() != "cpu",
                                      reason="jbo stores compiled programs on a CPU backend only")
 
@@ -78,8 +79,8 @@ def _run(cache_dir=None, script: str = RUN, *args) -> dict:
 @STORES_PROGRAMS
 @pytest.mark.slow
 def test_a_fresh_process_loads_the_stored_suggestion(tmp_path):
-    reference = _run()  # no cache at all: the jitted function
-    assert reference["stats"] == {"direct": 3}
+    reference = _run()  # no cache at all: compiled and held in the process
+    assert reference["stats"] == {"compiled": 1, "reused": 2}
     first = _run(tmp_path)
     assert first["stats"] == {"compiled": 1, "reused": 2}
     assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 1
@@ -133,7 +134,7 @@ def test_describe_is_canonical_and_refuses_what_it_cannot_describe():
 @STORES_PROGRAMS
 def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path):
     """In one process: a new shape or a new static value is a new program, the same ones are reused;
-    a static argument that cannot be described goes to the jitted function."""
+    a static argument that cannot be described is compiled and held, not stored."""
     monkeypatch.setattr(cache, "programs_directory", lambda: str(tmp_path / cache.PROGRAMS))
 
     def scaled(x, power, factor):
@@ -155,16 +156,73 @@ def test_programs_are_keyed_by_shapes_and_static_arguments(monkeypatch, tmp_path
 
     opaque = cache.stored(jax.jit(applied, static_argnames=("fn",)), ("fn",))
     assert float(opaque(x, jnp.sum)) == 3.0  # a function: no faithful description, not stored
-    assert dict(opaque.stats) == {"direct": 1}
+    assert float(opaque(x, jnp.sum)) == 3.0
+    assert dict(opaque.stats) == {"compiled": 1, "reused": 1}
     assert len(os.listdir(tmp_path / cache.PROGRAMS)) == 3
 
 
-def test_another_backend_calls_the_jitted_function(monkeypatch, tmp_path):
+def test_another_backend_stores_nothing(monkeypatch, tmp_path):
     monkeypatch.setattr(cache, "programs_directory", lambda: str(tmp_path / cache.PROGRAMS))
     monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
     program = cache.stored(jax.jit(lambda x: jnp.sum(x ** 2)))
     assert float(program(jnp.arange(3.0))) == 5.0
-    assert dict(program.stats) == {"direct": 1} and not (tmp_path / cache.PROGRAMS).exists()
+    assert dict(program.stats) == {"compiled": 1} and not (tmp_path / cache.PROGRAMS).exists()
+
+
+def test_programs_held_are_bounded_and_released_ones_come_back(monkeypatch):
+    """Past the bound the least recently used program is released (JAX's caches of its function cleared, so
+    its executable and memory mappings go); a released program is compiled again when it is needed again."""
+    monkeypatch.setattr(cache, "programs_directory", lambda: None)
+    before = cache.max_programs()
+    cache.release_programs()
+    try:
+        cache.set_max_programs(2)
+        program = cache.held(jax.jit(lambda x, power: jnp.sum(x ** power), static_argnames=("power",)), ("power",))
+        x = jnp.arange(3.0)
+        assert [float(program(x, p)) for p in (1, 2, 3)] == [3.0, 5.0, 9.0]
+        assert cache.held_programs() == 2 and program.stats["released"] == 1
+        assert float(program(x, 3)) == 9.0 and program.stats["reused"] == 1  # still held
+        assert float(program(x, 1)) == 3.0 and program.stats["compiled"] == 4  # released before: compiled again
+        assert cache.held_programs() == 2 and program.stats["released"] == 2
+        with pytest.raises(ValueError, match="max_programs"):
+            cache.set_max_programs(0)
+    finally:
+        cache.set_max_programs(before)
+
+
+def test_the_mapping_guard_reads_the_process():
+    count, limit = cache.mappings(), cache.mapping_limit()
+    if count is None:
+        pytest.skip("no /proc/self/maps on this system")
+    assert count > 0 and (limit is None or limit > count)
+
+
+def test_spaces_of_one_structure_share_every_program(monkeypatch):
+    """Runs on spaces that differ in bounds, names, log scales and integer ranges compile nothing after the first,
+    and suggest where the first would in the cube."""
+    monkeypatch.setattr(cache, "programs_directory", lambda: None)
+    from jbo import loop
+    from jbo.spaces import Categorical, Integer
+
+    def run(space):
+        opt = jbo.Optimizer(space, inference="map", n_init=3, seed=0, maximize=MAXIMIZE)
+        rows = []
+        for _ in range(5):
+            config = opt.ask(size=8)
+            rows.append(space.encode(config).tolist())
+            opt.tell(config, float(sum(space.encode(config) ** 2)))
+        return rows
+
+    first = run(Space({"a": Real(0.0, 1.0), "n": Integer(1, 9), "c": Categorical(["x", "y"])}))
+    compiled = loop.compiled_suggestion.__wrapped__.stats["compiled"]
+    designs = loop._design.stats["compiled"]
+    second = run(Space({"lr": Real(1e-4, 1e-1, log=True), "width": Integer(11, 19), "c": Categorical([3, 5])}))
+    run(Space({"x": Real(-5.0, 5.0), "width": Integer(10, 500), "kind": Categorical([True, False])}))
+    assert loop.compiled_suggestion.__wrapped__.stats["compiled"] == compiled
+    assert loop._design.stats["compiled"] == designs
+    import numpy as np
+
+    np.testing.assert_allclose(first, second, rtol=0, atol=1e-12)  # the same cube (log scale: round-off)
 
 
 def test_prune_deletes_old_programs_of_other_fingerprints_and_unfinished_writes(tmp_path):

@@ -644,3 +644,27 @@ def test_cli_runs_a_tree_problem_with_the_gp(tmp_path, monkeypatch):
     assert cli.main(["run", "--quiet", "--problem", "jenatton_small", "--model", "gp", "--inference", "map",
                      "--budget", "7", "--n-init", "4", "--out", out]) == 0
     assert json.load(open(os.path.join(out, "results.json")))["best_value"] >= 0.1
+
+
+@pytest.mark.parametrize("name", sorted(SPACES) + ["mixed"])
+@SETTINGS
+@given(data=st.data())
+def test_the_structure_with_its_bins_round_trips_relates_and_splits_as_the_space(name, data):
+    """What the compiled programs see of a space (:attr:`Space.structure`, :attr:`Space.bins`) behaves as the
+    space in the cube: the same round trip, relevance, leaves and tree; and bounds, names and choices are gone."""
+    space = SPACES.get(name) or Space({"x": Real(-3.0, 7.0), "lr": Real(1e-5, 1.0, log=True), "k": Integer(-4, 9),
+                                       "u": Integer(2, 512, log=True), "c": Categorical(["a", 2.5, True])})
+    structure = space.structure
+    U = np.stack([data.draw(points(space.dim, -0.2, 1.2)) for _ in range(4)])
+    np.testing.assert_array_equal(np.asarray(structure.round_trip(jnp.asarray(U), jnp.asarray(space.bins))),
+                                  np.asarray(space.round_trip(jnp.asarray(U))))
+    np.testing.assert_array_equal(structure.relevance(U), space.relevance(U))
+    assert len(structure.leaves()) == len(space.leaves())
+    if space.is_conditional:
+        np.testing.assert_array_equal(structure.leaf_index(U), space.leaf_index(U))
+    assert structure.names == tuple(f"p{i}" for i in range(len(space.names)))
+    assert structure.structure is structure and structure.dim == space.dim
+    moved = Space({name: (jbo.Real(p.low - 1.0, p.high + 5.0, when=p._when_fields().get("when"))
+                          if isinstance(p, Real) and not p.log else p)
+                   for name, p in space.params.items()})
+    assert moved.structure == structure  # other bounds: the same programs

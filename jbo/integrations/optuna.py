@@ -101,8 +101,9 @@ class JboSampler(BaseSampler):
         included (until one trial has finished the intersection search space is empty). Default: uniform
         draws seeded by ``(seed, trial number, parameter name)``, so that workers sharing a storage and a
         seed draw different values.
-      n_startup_trials: size of jbo's initial design (its ``n_init``; default the model's). Trials told
-        from elsewhere (``add_trial``, enqueued ones, an earlier session's) count towards it.
+      n_startup_trials: size of jbo's initial design (its ``n_init``; default the model's; 0: the model from
+        the first trial, drawing uniformly until two trials have succeeded). Trials told from elsewhere
+        (``add_trial``, enqueued ones, an earlier session's) count towards it.
       pruned: how a pruned trial enters the model: ``"last_value"`` (default) observes it at its last
         reported intermediate value: a pruner stops a trial because that value is poor, and observing it
         there steers the search away as TPE's ranking of pruned trials does (a trial with no report is a
@@ -127,7 +128,7 @@ class JboSampler(BaseSampler):
         if space is not None and not isinstance(space, Space):
             raise TypeError(f"space must be a jbo.Space or None, got {type(space).__name__}")
         if n_startup_trials is not None:
-            options["n_init"] = checks.integer("n_startup_trials", n_startup_trials, 1)
+            options["n_init"] = checks.integer("n_startup_trials", n_startup_trials, 0)
         self._options = dict(model=model, seed=checks.integer("seed", seed), **options)
         loop.Settings.create(**self._options)  # a bad option fails here, naming it, not at the first trial
         self._seed = self._options["seed"]
@@ -172,6 +173,7 @@ class JboSampler(BaseSampler):
 
     def sample_independent(self, study: Study, trial: FrozenTrial, param_name: str,
                            param_distribution: BaseDistribution) -> Any:
+        self._raise_error_if_multi_objective(study)
         if self._space is not None and param_name in self._space.names:
             with self._lock:
                 if self._optimizer is None:

@@ -30,6 +30,6 @@ A parameter object does not know its own name, so ``Real(2, 1)`` itself raises
 
 from jbo.spaces.conditions import TreeNode, TreeStructure
 from jbo.spaces.parameters import PARAM_TYPES, Categorical, Integer, Real
-from jbo.spaces.space import Space
+from jbo.spaces.space import Space, snap
 
-__all__ = ["Real", "Integer", "Categorical", "Space", "PARAM_TYPES", "TreeNode", "TreeStructure"]
+__all__ = ["Real", "Integer", "Categorical", "Space", "snap", "PARAM_TYPES", "TreeNode", "TreeStructure"]

@@ -105,6 +105,9 @@ class _Param(abc.ABC):
     * ``decode_values(U (n, width)) -> list``: python values; ``U`` is clipped to ``[0, 1]``.
     * ``to_dict()`` / ``_from_fields(d)``: JSON-able definition (``when`` included if set).
     * ``when``: the condition ``((parent, allowed values), ...)``, ``()`` if unconditional.
+    * ``_structure(decision)``: the parameter as a compiled program sees it (no ``when``): what its
+      encoding in the cube depends on, and nothing else; ``decision``: it is the parent of a condition
+      (:attr:`jbo.spaces.Space.structure`).
 
     Traceable array maps (``xp`` is numpy or jax.numpy; ``U`` a float array, not clipped yet):
 
@@ -238,6 +241,10 @@ class Real(_Param):
     def _decode_array(self, U, xp):
         return self._values(U[..., 0], xp)
 
+    def _structure(self, decision: bool = False) -> "Real":
+        # in the cube a real is a clipped column whatever its bounds and scale
+        return Real(0.0, 1.0)
+
     def to_dict(self) -> dict:
         return {"type": self.type_name, "low": self.low, "high": self.high, "log": self.log,
                 **self._when_fields()}
@@ -364,6 +371,14 @@ class Integer(_Param):
     def _n_codes(self) -> int:
         return self.n_values
 
+    def _structure(self, decision: bool = False) -> "Integer | Real":
+        # Equal-width bins depend on their number only, which a program takes as an argument (Space.bins)
+        # unless the integer decides conditions (the tree has a branch per value); log-spaced bins are placed
+        # by the bounds themselves.
+        if self.log:
+            return Integer(self.low, self.high, log=True)
+        return Integer(0, self.n_values - 1) if decision else Real(0.0, 1.0)
+
     def to_dict(self) -> dict:
         return {"type": self.type_name, "low": self.low, "high": self.high, "log": self.log,
                 **self._when_fields()}
@@ -473,6 +488,10 @@ class Categorical(_Param):
     @property
     def _n_codes(self) -> int:
         return self.width
+
+    def _structure(self, decision: bool = False) -> "Categorical":
+        # a one-hot block of k columns whatever the choices are
+        return Categorical(list(range(self.width)))
 
     def to_dict(self) -> dict:
         return {"type": self.type_name, "choices": list(self.choices), **self._when_fields()}

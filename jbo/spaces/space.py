@@ -42,7 +42,7 @@ from jbo.spaces.parameters import (
     _Param,
 )
 
-__all__ = ["Space"]
+__all__ = ["Space", "snap"]
 
 
 def _prefixed(name: str, err: Exception) -> ValueError:
@@ -106,6 +106,46 @@ class Space:
     @property
     def columns(self) -> dict[str, slice]:
         return dict(self._columns)
+
+    @property
+    def structure(self) -> "Space":
+        """This space as jbo's compiled programs see it: what its encoding in the unit cube depends on.
+
+        Parameters are named by position (``p0``, ``p1``, ...); a :class:`Real` becomes ``Real(0, 1)``, and so
+        does an :class:`Integer` on equal-width bins (their number is an argument of the programs,
+        :attr:`bins`) unless it decides a condition (then ``Integer(0, n - 1)``); one with ``log=True`` keeps
+        its bounds (its bins are spaced by them); a :class:`Categorical` of ``k`` choices has the choices
+        ``0 .. k - 1``; conditions follow. With :attr:`bins`, two spaces of equal structure encode, round-trip,
+        relate and split into leaves alike in the cube, so the programs of one serve the other: bounds, names
+        and scales are handled by encoding and decoding, outside the programs.
+        """
+        if "structure" not in self._cache:
+            names = {name: f"p{i}" for i, name in enumerate(self._params)}
+            decisions = set(self.decisions)
+            params = {}
+            for name, p in self._params.items():
+                skeleton = p._structure(name in decisions)
+                if p.when:
+                    when = {names[parent]: [self._params[parent]._structure(True)._value_of_code(c) for c in codes]
+                            for parent, codes in self._cond.rules[name]}
+                    skeleton = skeleton._with_when(when)
+                params[names[name]] = skeleton
+            structure = Space(params)
+            self._cache["structure"] = self if structure == self else structure
+        return self._cache["structure"]
+
+    @property
+    def bins(self) -> np.ndarray:
+        """``(dim,)`` the number of equal-width bins of each column that :attr:`structure` turned from an
+        :class:`Integer` into a real column, ``0`` elsewhere: the argument :func:`snap` takes."""
+        if "bins" not in self._cache:
+            bins = np.zeros(self._dim)
+            skeleton = self.structure.params
+            for (name, p), q in zip(self._params.items(), skeleton.values()):
+                if isinstance(p, Integer) and isinstance(q, Real):
+                    bins[self._columns[name]] = p.n_values
+            self._cache["bins"] = bins
+        return self._cache["bins"]
 
     @property
     def is_conditional(self) -> bool:
@@ -276,7 +316,7 @@ class Space:
         return [{name: cols[name][i] for name in self._params if act[name] is None or act[name][i]}
                 for i in range(U.shape[0])]
 
-    def round_trip(self, U: Any):
+    def round_trip(self, U: Any, bins: Any = None):
         """``encode(decode(u))`` row-wise: the canonical encoding of what ``u`` decodes to.
 
         Integers snap to their bin centre and categoricals to an exact one-hot vector, so the
@@ -295,12 +335,14 @@ class Space:
             the NumPy path decodes and re-encodes Reals, XLA's ``log`` differs from NumPy's, and
             ``jit`` may turn a division by a constant into a product). As for :meth:`relevance`,
             XLA on CPU flushes subnormal inputs to zero.
+          bins: on the JAX path, ``(dim,)`` bins of the integer columns a :attr:`structure` holds as reals
+            (:attr:`bins` of the space it stands for), snapped to their centres (:func:`snap`); ``None``: none.
         Returns:
           an array of the shape of ``U`` (NumPy on the NumPy path, JAX on the JAX path).
         """
         xp = _namespace(U)
         if xp is not np:
-            return self._round_trip_array(U, xp)
+            return self._round_trip_array(U, xp, bins)
         arr = np.asarray(U, dtype=np.float64)
         one = arr.ndim == 1
         M = self._as_matrix(arr[None, :] if one else arr, "round_trip")
@@ -309,7 +351,7 @@ class Space:
             out = np.where(self.relevance(M) > 0, out, M)
         return out[0] if one else out
 
-    def _round_trip_array(self, U, xp):
+    def _round_trip_array(self, U, xp, bins=None):
         """The array path of :meth:`round_trip` (``xp`` is numpy or jax.numpy), ``(..., dim)``."""
         U = _as_points(U, xp, self._dim, "round_trip")
         U = U.astype(_float_dtype(U, xp))
@@ -317,6 +359,8 @@ class Space:
             [p._round_trip_array(U[..., self._columns[name]], xp) for name, p in self._params.items()],
             axis=-1,
         )
+        if bins is not None:
+            out = snap(out, bins)
         if self._cond is not None:
             out = xp.where(self.relevance(U) > 0, out, U)
         return out
@@ -680,6 +724,18 @@ class Space:
     def __hash__(self) -> int:
         return hash(_canonical(self))
 
+
+
+def snap(U, bins):
+    """Columns with ``bins > 0`` moved to the centre of their equal-width bin, the others as they are
+    (traceable): the round trip of the integers :attr:`Space.structure` leaves to an argument,
+    ``Integer._round_trip_array`` with the number of values given as an array."""
+    import jax.numpy as jnp
+
+    bins = jnp.asarray(bins, U.dtype)
+    count = jnp.maximum(bins, 1.0)
+    code = jnp.minimum(jnp.floor(jnp.clip(U, 0.0, 1.0) * count), count - 1.0)
+    return jnp.where(bins > 0, jnp.clip((code + 0.5) / count, 0.0, 1.0), U)
 
 
 def _fill_values(fill: Any, shape: tuple) -> np.ndarray:
