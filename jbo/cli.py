@@ -6,8 +6,8 @@ Run ``jbo <command> -h`` for the options.
 
 Environment:
   ``OPENBLAS_NUM_THREADS``: defaults to 1 (see :func:`limit_blas_threads`).
-  ``JBO_NO_CACHE``: set (non-empty) to disable JAX's persistent compilation cache.
-  ``JBO_CACHE_DIR``: where that cache lives (default ``~/.cache/jbo/jax``).
+  ``JBO_NO_CACHE``: set (non-empty) to store no compiled program (:mod:`jbo.cache`).
+  ``JBO_CACHE_DIR``: where jbo stores them (default ``~/.cache/jbo``).
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ import time  # noqa: E402
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-from jbo import __version__, cache, inference, loop, metrics, models, plotting, records, warping  # noqa: E402
+from jbo import __version__, inference, loop, metrics, models, plotting, records, warping  # noqa: E402
 from jbo import journal as journal_io  # noqa: E402
 from jbo.benchmarks import get_problem, list_problems  # noqa: E402
 from jbo.optimizer import minimize, setting_of  # noqa: E402
 
-__all__ = ["main", "build_parser", "limit_blas_threads", "configure_jax"]
+__all__ = ["main", "build_parser", "limit_blas_threads"]
 
 DEFAULT_PROBLEM = "branin"
 DEFAULTS = {"model": "gp", "inference": None, "acquisition": None, "seed": 0}
@@ -84,11 +84,6 @@ def limit_blas_threads(user_set: bool) -> list[str]:
                 changed.append(os.path.basename(path))
                 break
     return changed
-
-
-def configure_jax() -> str | None:
-    """Turn on JAX's persistent compilation cache (:func:`jbo.cache.configure`; ``import jbo`` does it)."""
-    return cache.configure()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -591,7 +586,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":
-        configure_jax()
         if args.cpu_devices:
             use_cpu_devices(args.cpu_devices)
         else:

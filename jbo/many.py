@@ -26,6 +26,7 @@ import concurrent.futures
 import dataclasses
 import math
 import os
+import threading
 import time
 from typing import Callable, NamedTuple
 
@@ -133,9 +134,56 @@ class RunValues(NamedTuple):
                    np.int32(n_init), np.bool_(settings.design == "centre"))
 
 
-def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, n_init_range: tuple[int, int],
-              stages: tuple[int, ...] | None = None, tick: Callable | None = None):
-    """A whole run as a pure function ``run(key, values) -> (Trace, info)`` (traceable).
+class Carry(NamedTuple):
+    """A whole run's state between two evaluations: what a run in segments carries (and a store keeps) from one
+    segment to the next.
+
+    Attributes:
+      history: the observations, padded to the run's capacity (:class:`jbo.loop.History`).
+      state: the model's carried state; fitted: it has been fitted (a warm start).
+      info: ``{name: (budget, ...)}`` each model step's diagnostics at its evaluation (blank at the design's).
+    """
+
+    history: loop.History
+    state: object
+    fitted: jnp.ndarray
+    info: dict
+
+
+class WholeRun(NamedTuple):
+    """A whole run as pure functions, to be called in segments (:func:`whole_run_parts`).
+
+    ``start(key, values) -> Carry`` evaluates the initial design; ``advance(carry, key, values, begin, end, stage,
+    tag) -> Carry`` makes evaluations ``begin .. end - 1`` (traced bounds: one program per ``stage`` serves every
+    segment), each suggestion seeing the first ``stage`` rows (static); :meth:`pieces` splits a range of
+    evaluations by stage; ``finish(carry) -> (Trace, info)``.
+    """
+
+    start: Callable
+    advance: Callable
+    stages: tuple
+    first: int
+    budget: int
+
+    def pieces(self, begin: int, end: int):
+        """``[(stage, a, b), ...]``: evaluations ``begin .. end - 1`` by the stage each is made in."""
+        out, lower = [], self.first
+        for stage in self.stages:
+            upper = min(self.budget, stage + 1)  # suggestion i sees i observations: a stage of C rows serves i <= C
+            a, b = max(begin, lower), min(end, upper)
+            if b > a:
+                out.append((stage, a, b))
+            lower = max(lower, upper)
+        return out
+
+    def finish(self, carry: Carry):
+        return Trace(carry.history.x[:self.budget], carry.history.y[:self.budget]), carry.info
+
+
+def whole_run_parts(fn: Callable, space: Space, budget: int, settings: loop.Settings, n_init_range: tuple[int, int],
+                    stages: tuple[int, ...] | None = None, tick: Callable | None = None) -> WholeRun:
+    """A whole run as :class:`WholeRun` functions (traceable): what :func:`whole_run` runs in one call and
+    :func:`jbo.study` with a store runs in segments, saving the :class:`Carry` between them.
 
     The runs of one such function differ in their key and their :class:`RunValues` only: the
     acquisition (among ``settings.acquisition``'s :class:`~jbo.acquisition.Choice` options), UCB's
@@ -143,14 +191,14 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
     ``n_init_range``) and whether it starts at the centre.
 
     The observations sit in buffers of the budget's capacity; suggestion ``i`` sees the first
-    ``stage`` rows, ``stage`` the smallest of ``stages`` holding ``i`` (one ``lax.scan`` per stage).
+    ``stage`` rows, ``stage`` the smallest of ``stages`` holding ``i``.
 
     Args:
       fn, space, budget: the objective, its space and the evaluations per run (see :func:`run_function`).
       settings: the program's settings (``settings.program()``: seed, design size and UCB weight are
         values, not part of the program).
-      n_init_range: the smallest and the largest design size the runs use (static: the scans start at
-        the smallest; a run with a larger design evaluates design points up to its own size).
+      n_init_range: the smallest and the largest design size the runs use (static: the model's evaluations start
+        at the smallest; a run with a larger design evaluates design points up to its own size).
       stages: padded sizes, increasing, the last ``>= budget`` (default :func:`stage_sizes`).
       tick: a host function ``tick(tag, i, value)`` called when evaluation ``i`` of the run tagged ``tag`` is
         done (timing), or ``None``.
@@ -166,13 +214,19 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
     bins = np.asarray(space.bins)
     design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space, np.float64)
     anchor_table = np.asarray(loop.anchor_table(settings, space))
+    pending = Pending.empty(space.dim, dtype)
+    rows = max(size, stages[-1])
 
-    def run(key, values: RunValues, tag=0):
+    def suggest(history, state, fitted, i, stage, key, values):
+        view = loop.History(history.x[:stage], history.y[:stage], history.mask[:stage])
+        return loop.suggestion(settings, structure, state, fitted, view, pending, jnp.asarray(anchor_table, dtype),
+                               loop.suggestion_key(key, i), values.ucb_beta.astype(dtype), values.choice,
+                               values.impute, jnp.asarray(bins, dtype))
+
+    def start(key, values: RunValues) -> Carry:
         values = RunValues(*(jnp.asarray(v) for v in values))
-        beta = values.ucb_beta.astype(dtype)
-        x = jnp.full((max(size, stages[-1]), space.dim), 0.5, dtype)
-        y = jnp.full((x.shape[0],), jnp.nan, dtype)
-        rows = jnp.arange(x.shape[0])
+        x = jnp.full((rows, space.dim), 0.5, dtype)
+        y = jnp.full((rows,), jnp.nan, dtype)
         if n_hi:
             design_key = jax.random.fold_in(key, loop.DESIGN_STREAM)
             table = jnp.asarray(design_table, dtype)
@@ -183,59 +237,54 @@ def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, 
             used = jnp.arange(n_hi) < values.n_init
             x = x.at[:n_hi].set(jnp.where(used[:, None], points, 0.5))
             y = y.at[:n_hi].set(jnp.where(used, jax.vmap(objective)(points), jnp.nan))
-        history = loop.History(x, y, rows < values.n_init)
+        history = loop.History(x, y, jnp.arange(rows) < values.n_init)
         state = settings.model.init(structure, dtype, jax.random.fold_in(key, loop.INIT_STREAM))
-        pending = Pending.empty(space.dim, dtype)
-        table = jnp.asarray(anchor_table, dtype)
+        shapes = jax.eval_shape(lambda h, s: suggest(h, s, jnp.asarray(False), 0, stages[0], key, values)[3],
+                                history, state)
+        info = jax.tree_util.tree_map(lambda a: jnp.broadcast_to(_blank(a), (budget,) + a.shape), shapes)
+        return Carry(history, state, jnp.asarray(False), info)
 
-        def suggest(history, state, fitted, i, stage):
-            view = loop.History(history.x[:stage], history.y[:stage], history.mask[:stage])
-            return loop.suggestion(settings, structure, state, fitted, view, pending, table,
-                                   loop.suggestion_key(key, i), beta, values.choice, values.impute,
-                                   jnp.asarray(bins, dtype))
+    def advance(carry: Carry, key, values: RunValues, begin, end, stage: int, tag=0) -> Carry:
+        values = RunValues(*(jnp.asarray(v) for v in values))
+        blank = jax.tree_util.tree_map(lambda a: _blank(a[0]), carry.info)
 
-        blank = None
-        if n_hi > n_lo:  # the design branch of the scan needs the diagnostics' shapes (one more trace)
-            blank = jax.tree_util.tree_map(_blank, jax.eval_shape(
-                lambda h, s: suggest(h, s, jnp.asarray(False), 0, stages[0])[3], history, state))
+        def step(i, carry: Carry) -> Carry:
+            history, state, fitted, info = carry
 
-        def body(stage):
-            def step(carry, i):
-                history, state, fitted = carry
+            def model(_):
+                x, new_state, new_fitted, new_info = suggest(history, state, fitted, i, stage, key, values)
+                return x.astype(dtype), new_state, new_fitted, new_info
 
-                def model(_):
-                    x, new_state, new_fitted, info = suggest(history, state, fitted, i, stage)
-                    return x.astype(dtype), new_state, new_fitted, info
+            def design(_):
+                return history.x[i], state, fitted, blank
 
-                def design(_):
-                    return history.x[i], state, fitted, blank
+            if n_hi > n_lo:  # a run whose design is larger than the program's smallest evaluates it first
+                x, state, fitted, new_info = jax.lax.cond(i < values.n_init, design, model, None)
+            else:
+                x, state, fitted, new_info = model(None)
+            value = objective(x)
+            if tick is not None:
+                jax.debug.callback(tick, tag, i, value)
+            history = loop.History(history.x.at[i].set(x), history.y.at[i].set(value), history.mask.at[i].set(True))
+            info = jax.tree_util.tree_map(lambda buffer, v: buffer.at[i].set(v), info, new_info)
+            return Carry(history, state, fitted, info)
 
-                if n_hi > n_lo:  # a run whose design is larger than the program's smallest evaluates it first
-                    x, state, fitted, info = jax.lax.cond(i < values.n_init, design, model, None)
-                else:
-                    x, state, fitted, info = model(None)
-                value = objective(x)
-                if tick is not None:
-                    jax.debug.callback(tick, tag, i, value)
-                history = loop.History(history.x.at[i].set(x), history.y.at[i].set(value), history.mask.at[i].set(True))
-                return (history, state, fitted), info
-            return step
+        return jax.lax.fori_loop(jnp.asarray(begin, jnp.int32), jnp.asarray(end, jnp.int32), step, carry)
 
-        carry = (history, state, jnp.asarray(False))
-        infos, start = [], n_lo
-        for stage in stages:
-            stop = min(budget, stage + 1)  # suggestion i sees i observations: a stage of C rows serves i <= C
-            if stop > start:
-                carry, info = jax.lax.scan(body(stage), carry, jnp.arange(start, stop))
-                infos.append(info)
-                start = stop
-        history = carry[0]
-        if infos:
-            head = jax.tree_util.tree_map(lambda a: jnp.broadcast_to(_blank(a[0]), (n_lo,) + a.shape[1:]), infos[0])
-            info = jax.tree_util.tree_map(lambda *parts: jnp.concatenate(parts), head, *infos)
-        else:
-            info = {}
-        return Trace(history.x[:budget], history.y[:budget]), info
+    return WholeRun(start, advance, stages, n_lo, budget)
+
+
+def whole_run(fn: Callable, space: Space, budget: int, settings: loop.Settings, n_init_range: tuple[int, int],
+              stages: tuple[int, ...] | None = None, tick: Callable | None = None):
+    """A whole run as a pure function ``run(key, values, tag=0) -> (Trace, info)`` (traceable): the segments of
+    :func:`whole_run_parts` (same arguments) in one call."""
+    parts = whole_run_parts(fn, space, budget, settings, n_init_range, stages, tick)
+
+    def run(key, values: RunValues, tag=0):
+        carry = parts.start(key, values)
+        for stage, a, b in parts.pieces(parts.first, budget):
+            carry = parts.advance(carry, key, values, a, b, stage, tag)
+        return parts.finish(carry)
 
     return run
 
@@ -302,13 +351,48 @@ def runs_bucket(n: int) -> int:
     return 1 << max(0, math.ceil(math.log2(n)))
 
 
+class Segments(NamedTuple):
+    """How a run of a :class:`Program` is cut into segments, and what happens after each.
+
+    Attributes:
+      evaluations: the most evaluations per segment (``None``: a stage at a time).
+      seconds: once a segment has been timed, later ones are cut so as to last about this long (``None``: no
+        limit by time).
+      resume: ``resume(r) -> (position, leaves, seconds) | None``: where run ``r`` continues (the leaves of its
+        :class:`Carry`, :func:`carry_leaves`, and the seconds of its evaluations so far), or ``None``: afresh.
+        Runs side by side (``"vmap"``) pass the list of runs; their leaves are stacked and their positions equal.
+      saved: ``saved(r, position, leaves, seconds)``: called after each segment of run ``r`` (or list of runs)
+        that leaves it unfinished.
+      finished: ``finished(r, trace, info, seconds)``: called once run ``r`` (or list of runs) is complete, with
+        :meth:`WholeRun.finish`'s arrays (NumPy, leading run axis for a list).
+    """
+
+    evaluations: int | None = None
+    seconds: float | None = None
+    resume: Callable | None = None
+    saved: Callable | None = None
+    finished: Callable | None = None
+
+
+def carry_leaves(carry) -> list[np.ndarray]:
+    """A :class:`Carry` as NumPy arrays (PRNG keys as their key data), in the order of its leaves."""
+    out = []
+    for leaf in jax.tree_util.tree_leaves(carry):
+        if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            leaf = jax.random.key_data(leaf)
+        out.append(np.asarray(leaf))
+    return out
+
+
 class Program:
     """One compiled whole-run program and the runs it makes: :meth:`run` takes any number of
     ``(seed, RunValues)`` runs without compiling again.
 
-    ``"map"``: a program of one run, called once per run from ``workers`` host threads (JAX releases the
-    GIL while a program runs: on a CPU each run keeps one core busy); no padding, per-evaluation times, and
-    a new number of runs costs nothing. ``"vmap"``: a program of :func:`runs_bucket` runs side by side.
+    A run is the :class:`WholeRun` functions called in segments: the design (``start``), then one ``advance``
+    program per stage, each serving every segment of that stage. ``"map"``: programs of one run, called once
+    per run from ``workers`` host threads (JAX releases the GIL while a program runs: on a CPU each run keeps one
+    core busy); no padding, per-evaluation times, and a new number of runs costs nothing. ``"vmap"``: programs of
+    :func:`runs_bucket` runs side by side.
     """
 
     def __init__(self, fn, space, budget, settings, n_init_range, stages=None, batch=None):
@@ -318,62 +402,113 @@ class Program:
         self.settings, self.budget, self.space = settings, budget, space
         self._ticks: dict = collections.defaultdict(list)
         tick = self._tick if self.batch == "map" else None
-        self._run = whole_run(fn, space, budget, settings, n_init_range, stages, tick)
+        self.parts = whole_run_parts(fn, space, budget, settings, n_init_range, stages, tick)
         self._compiled: dict = {}
+        self._carry_shapes: dict = {}
+        # Runs of "map" start from several threads; tracing is not thread-safe (numpyro's handlers are global).
+        self._lock = threading.Lock()
         self.compile_seconds = 0.0  # tracing, lowering and XLA's compilation
         self.trace_seconds = 0.0  # of which tracing and lowering to StableHLO
 
     def _tick(self, tag, i, value):
         self._ticks[int(tag)].append(time.perf_counter())
 
-    def _program(self, num: int):
-        width = None if self.batch == "map" else runs_bucket(num)
-        if width not in self._compiled:
-            start = time.perf_counter()
-            dtype = self.settings.float_dtype
-            example = RunValues.of(self.settings, self.space.dim, 1)
-            example = example._replace(ucb_beta=np.asarray(example.ucb_beta, dtype))
-            if width is None:
-                fn = jax.jit(self._run)
-                args = (jax.random.key(0), RunValues(*map(jnp.asarray, example)), jnp.int32(0))
-            else:
-                fn = jax.jit(jax.vmap(lambda key, values: self._run(key, values)))
-                args = (jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32)),
-                        RunValues(*(jnp.zeros(width, np.asarray(v).dtype) for v in example)))
-            with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
-                lowered = fn.lower(*args)
-                self.trace_seconds += time.perf_counter() - start
-                self._compiled[width] = lowered.compile()
-            self.compile_seconds += time.perf_counter() - start
-        return self._compiled[width], width
+    def _examples(self, width):
+        dtype = self.settings.float_dtype
+        example = RunValues.of(self.settings, self.space.dim, 1)
+        example = example._replace(ucb_beta=np.asarray(example.ucb_beta, dtype))
+        if width is None:
+            return jax.random.key(0), RunValues(*map(jnp.asarray, example))
+        return (jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32)),
+                RunValues(*(jnp.zeros(width, np.asarray(v).dtype) for v in example)))
 
-    def run(self, seeds, values: list, workers: int | None = None) -> tuple[Trace, dict, np.ndarray]:
+    def _program(self, width, part):
+        """The compiled ``start`` (``part == "start"``) or a stage's ``advance`` for runs of ``width``."""
+        with self._lock:
+            return self._compile(width, part)
+
+    def _compile(self, width, part):
+        if (width, part) not in self._compiled:
+            begin = time.perf_counter()
+            key, values = self._examples(width)
+            with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
+                if part == "start":
+                    fn = self.parts.start if width is None else jax.vmap(self.parts.start)
+                    lowered = jax.jit(fn).lower(key, values)
+                    self._carry_shapes[width] = lowered.out_info
+                else:
+                    def advance(carry, key, values, begin, end, tag):
+                        return self.parts.advance(carry, key, values, begin, end, part, tag)
+
+                    fn = advance if width is None else jax.vmap(advance, in_axes=(0, 0, 0, None, None, None))
+                    carry = self._carry_shapes[width]
+                    lowered = jax.jit(fn).lower(carry, key, values, np.int32(0), np.int32(0), np.int32(0))
+                self.trace_seconds += time.perf_counter() - begin
+                self._compiled[(width, part)] = lowered.compile()
+            self.compile_seconds += time.perf_counter() - begin
+        return self._compiled[(width, part)]
+
+    def _carry(self, width, leaves):
+        """The :class:`Carry` of ``leaves`` (:func:`carry_leaves`) for runs of ``width``, or ``None`` when they do not
+        fit this program's carry (stored by another version of the program: the run starts afresh)."""
+        self._program(width, "start")
+        shapes = self._carry_shapes[width]
+        expected, treedef = jax.tree_util.tree_flatten(shapes)
+        if len(leaves) != len(expected):
+            return None
+        out = []
+        for leaf, shape in zip(leaves, expected):
+            if jnp.issubdtype(shape.dtype, jax.dtypes.prng_key):
+                leaf = jax.random.wrap_key_data(jnp.asarray(leaf))
+                if leaf.shape != shape.shape:
+                    return None
+            elif leaf.shape != shape.shape or leaf.dtype != shape.dtype:
+                return None
+            out.append(leaf)
+        return jax.tree_util.tree_unflatten(treedef, out)
+
+    def release(self) -> None:
+        """Drop the compiled programs (they compile again when needed)."""
+        self._compiled.clear()
+
+    def _segments(self, position: int, segments: Segments, per_evaluation: float | None):
+        """The next segment ``(stage, a, b)`` from ``position``."""
+        stage, a, b = self.parts.pieces(position, self.budget)[0]
+        count = b - a
+        if segments.evaluations:
+            count = min(count, segments.evaluations)
+        if segments.seconds and per_evaluation:
+            count = min(count, max(1, int(segments.seconds / per_evaluation)))
+        return stage, a, a + count
+
+    def run(self, seeds, values: list, workers: int | None = None, segments: Segments | None = None):
         """Runs ``i`` with seed ``seeds[i]`` and ``values[i]`` (:class:`RunValues`).
 
         Args:
           seeds, values: the runs.
           workers: host threads making ``"map"`` runs at once (default :func:`default_workers`).
+          segments: how runs are cut and saved (:class:`Segments`; default: a stage at a time, nothing saved).
         Returns:
           ``(trace, info, seconds)``: NumPy arrays with a leading run axis; ``seconds`` ``(runs, budget)``
           the time of each evaluation (model step and objective) where the batch is ``"map"``, else the
           batch's time spread evenly.
         """
-        program, width = self._program(len(seeds))
+        segments = segments or Segments()
+        width = None if self.batch == "map" else runs_bucket(len(seeds))
+        for part in ("start", *self.parts.stages):  # compiled before the clock starts (step_seconds); start first
+            self._program(width, part)
         dtype = self.settings.float_dtype
         stacked = RunValues(*(np.stack(column) for column in zip(*values)))
         stacked = stacked._replace(ucb_beta=stacked.ucb_beta.astype(dtype))
         seconds = np.zeros((len(seeds), self.budget))
-        if width is None:
+        if self.batch == "map":
             def one(r):
-                self._ticks.pop(r, None)
-                start = time.perf_counter()
-                out = jax.block_until_ready(program(jax.random.key(int(seeds[r])),
-                                                    RunValues(*(v[r] for v in stacked)), np.int32(r)))
-                seconds[r] = _step_seconds(start, np.asarray(self._ticks.pop(r, [])), self.budget,
-                                           time.perf_counter())
-                return jax.tree_util.tree_map(np.asarray, out)
+                key, run_values = jax.random.key(int(seeds[r])), RunValues(*(v[r] for v in stacked))
+                seconds[r] = self._run(width, key, run_values, r, r, segments)
+                return self._finish(self._last.pop(r), None)
 
             workers = min(len(seeds), workers or default_workers())
+            self._last: dict = {}
             if workers > 1:
                 with concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="jbo-run") as pool:
                     outs = list(pool.map(one, range(len(seeds))))
@@ -384,11 +519,60 @@ class Program:
         pad = width - len(seeds)
         keys = jax.vmap(jax.random.key)(jnp.asarray(np.concatenate([seeds, np.repeat(seeds[-1:], pad)])))
         padded = RunValues(*(jnp.asarray(np.concatenate([v, np.repeat(v[-1:], pad)])) for v in stacked))
-        start = time.perf_counter()
-        out = jax.block_until_ready(program(keys, padded))
-        seconds[:] = (time.perf_counter() - start) / self.budget
-        trace, info = jax.tree_util.tree_map(lambda a: np.asarray(a)[:len(seeds)], out)
-        return trace, info, seconds
+        self._last = {}
+        seconds[:] = self._run(width, keys, padded, list(range(len(seeds))), 0, segments)[:len(seeds)]
+        return self._finish(self._last.pop(0), len(seeds)) + (seconds,)
+
+    def _finish(self, carry, count):
+        cut = (lambda a: np.asarray(a)) if count is None else (lambda a: np.asarray(a)[:count])
+        return jax.tree_util.tree_map(cut, self.parts.finish(carry))
+
+    def _run(self, width, key, values, runs, tag, segments: Segments) -> np.ndarray:
+        """Make run(s) ``runs`` (an index, or the list of a batch) in segments; their carry is left in
+        ``self._last[tag]``. Returns the seconds of each evaluation (``(budget,)``, or ``(width, budget)``)."""
+        count = None if width is None else len(runs)
+        seconds = np.zeros(self.budget if width is None else (width, self.budget))
+        resumed = segments.resume(runs) if segments.resume else None
+        carry = None
+        if resumed is not None:
+            position, leaves, done = resumed
+            if width is not None:
+                leaves = [np.concatenate([a, np.repeat(a[-1:], width - count, axis=0)]) for a in leaves]
+            carry = self._carry(width, leaves)
+            if carry is not None:
+                seconds[..., :position] = np.asarray(done)[..., :position] if width is None else np.concatenate(
+                    [done, np.repeat(done[-1:], width - count, axis=0)])[:, :position]
+        if carry is None:
+            begin = time.perf_counter()
+            position, carry = self.parts.first, jax.block_until_ready(self._program(width, "start")(key, values))
+            if position:
+                seconds[..., :position] = (time.perf_counter() - begin) / position
+        per_evaluation = None
+        while position < self.budget:
+            stage, a, b = self._segments(position, segments, per_evaluation)
+            self._ticks.pop(tag, None)
+            started = time.perf_counter()
+            carry = jax.block_until_ready(self._program(width, stage)(carry, key, values, np.int32(a), np.int32(b),
+                                                                      np.int32(tag)))
+            ended = time.perf_counter()
+            per_evaluation = (ended - started) / (b - a)
+            ticks = np.asarray(self._ticks.pop(tag, []))
+            if width is None and len(ticks) == b - a:
+                seconds[a:b] = np.diff(np.concatenate([[started], ticks]))
+                seconds[b - 1] += ended - ticks[-1]
+            else:
+                seconds[..., a:b] = per_evaluation
+            position = b
+            if segments.saved and position < self.budget:
+                leaves = carry_leaves(carry)
+                if width is not None:
+                    leaves = [leaf[:count] for leaf in leaves]
+                segments.saved(runs, position, leaves, seconds if width is None else seconds[:count])
+        self._last[tag] = carry
+        if segments.finished:
+            trace, info = self._finish(carry, count)
+            segments.finished(runs, trace, info, seconds if width is None else seconds[:count])
+        return seconds
 
 
 def default_workers() -> int:
@@ -397,22 +581,6 @@ def default_workers() -> int:
     if jax.default_backend() != "cpu":
         return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def _step_seconds(start: float, ends: np.ndarray, budget: int, stop: float) -> np.ndarray:
-    """Seconds of each evaluation of one run from the times its model steps ended; the design's share
-    of the time before the first model step is spread over the design's evaluations."""
-    seconds = np.zeros(budget)
-    n = len(ends)
-    if n == 0:
-        seconds[:] = (stop - start) / budget
-        return seconds
-    first = budget - n
-    seconds[first:] = np.diff(np.concatenate([[start], ends]))
-    if first:  # the design's evaluations and the program's start lie before the first model step
-        seconds[:first] = seconds[first] / (first + 1)
-        seconds[first] /= first + 1
-    return seconds
 
 
 _PROGRAMS: collections.OrderedDict = collections.OrderedDict()

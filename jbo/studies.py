@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import time
 from typing import Callable, Mapping, NamedTuple
 
+import jax
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import checks, loop, many, metrics, plotting
+from jbo import cache, checks, executors, loop, many, metrics, plotting
+from jbo import store as store_lib
 from jbo.many import RunValues
 from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
@@ -56,6 +59,8 @@ class StudyResult(NamedTuple):
         (0 seconds for a program compiled by an earlier call).
       compile_seconds: their sum.
       seconds: wall time of the call, compilation included.
+      finished: ``(A, S)`` bool, the runs that are complete (a result read from a store while its study runs,
+        :meth:`load`, has unfinished runs: their values so far, ``nan`` after); ``None``: all.
     """
 
     arms: tuple
@@ -70,6 +75,7 @@ class StudyResult(NamedTuple):
     programs: tuple
     compile_seconds: float
     seconds: float
+    finished: np.ndarray | None = None
 
     @property
     def best_values(self) -> np.ndarray:
@@ -137,7 +143,11 @@ class StudyResult(NamedTuple):
 
     @classmethod
     def load(cls, path: str) -> "StudyResult":
-        """A result written by :meth:`save`."""
+        """A result written by :meth:`save`, or a study's store (a directory, :func:`study`'s ``store``), read as it
+        is: every stored run of every arm, unfinished ones with their values so far (``finished`` says which); a
+        seed an arm has not started is left out of that arm (``nan``)."""
+        if os.path.isdir(path):
+            return _from_store(store_lib.Store(path))
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             info = {k[len("info:"):]: data[k] for k in data.files if k.startswith("info:")}
@@ -225,23 +235,51 @@ def _split(group: Group) -> list[Group]:
     return out
 
 
+class Segmenting(NamedTuple):
+    """How runs of a study with a store are cut: at most ``evaluations`` per segment and, once timed, segments of
+    about ``seconds``; a kill loses at most one segment of each run in progress."""
+
+    evaluations: int = 25
+    seconds: float = 60.0
+
+
 def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dict], batch: str | None = None,
-          stages: tuple[int, ...] | None = None, workers: int | None = None) -> StudyResult:
+          stages: tuple[int, ...] | None = None, workers: int | None = None, store: str | os.PathLike | None = None,
+          executor=None, segments: Segmenting = Segmenting(), store_points: bool = True,
+          retries: int = 2) -> StudyResult:
     """Run every arm with every seed; arms that differ only in values share one compiled program.
 
     Args:
-      fn: a JAX objective (see :func:`jbo.many.run_function`; ``problem.evaluate`` of :mod:`jbo.benchmarks`).
+      fn: a JAX objective (see :func:`jbo.many.run_function`; ``problem.evaluate`` of :mod:`jbo.benchmarks`). Whole
+        runs trace it in the dtype of the run (``dtype=`` of an arm: float64 by default).
       space: the search space.
       budget: evaluations per run.
       seeds: the seeds, the same for every arm.
       arms: ``name -> options`` (what :func:`jbo.minimize_many` takes: ``model``, the loop's options,
         the model's options).
-      batch: ``"map"`` (one run after the other: the CPU default) or ``"vmap"`` (the runs of a program
-        side by side, padded to a power of two: the accelerator default); :func:`jbo.many.default_batch`.
+      batch: ``"map"`` (programs of one run, several runs at once from ``workers`` threads: the CPU default) or
+        ``"vmap"`` (the runs of a program side by side, padded to a power of two: the accelerator default);
+        :func:`jbo.many.default_batch`.
       stages: padded sizes of the observation buffers (default: those of :func:`jbo.minimize`,
         :func:`jbo.many.stage_sizes`).
       workers: with ``"map"``, runs made at once from host threads (default: one per core on a CPU); the
         results do not depend on it.
+      store: a directory keeping the study as it runs (:mod:`jbo.store`): each run is written when it ends, and
+        a run in progress after every segment (``segments``), so a killed study loses at most a segment per run.
+        Called again, the study continues: finished runs are read, unfinished ones continue from their last
+        segment, new arms and seeds run; the values are those of an uninterrupted study. A store written for
+        another objective, space, budget or stages, or with other options for an arm, is refused (a
+        ``ValueError`` naming the difference). :meth:`StudyResult.load` reads a store while it grows.
+      executor: where runs are made: a ``concurrent.futures`` process pool, a Dask ``distributed.Client``,
+        :class:`jbo.executors.RayExecutor`, a submitit executor (:func:`jbo.executors.backend`); needs
+        ``store``, where the workers write their runs. Each run is a task; a task whose worker died is sent
+        again (at most ``retries`` times), continuing from the store. Workers turn on JAX's persistent
+        compilation cache when this process has it on (:func:`jbo.cache.enable_jax_cache`), so they share
+        compiled programs. ``None``: in this process.
+      segments: how runs with a store are cut (:class:`Segmenting`).
+      store_points: keep the points of finished runs in the store (``False``: only their values, diagnostics
+        and times, for large studies whose points are not needed; ``x`` is then ``nan``).
+      retries: how often a task of an executor is sent again after its worker failed.
     Returns:
       :class:`StudyResult`.
     """
@@ -249,39 +287,254 @@ def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dic
     seeds = many.check_seeds(seeds)
     budget = checks.integer("budget", budget, 1, integral_floats=True)
     groups = plan(space, budget, arms)
+    if executor is not None and store is None:
+        raise ValueError("executor: a study on an executor needs a store (store=PATH), where its workers meet")
     names = tuple(arms)
+    configs = {n: s.to_dict() for group in groups for n, s in zip(group.names, group.configs)}
+    kept = None
+    if store is not None:
+        kept = store_lib.Store(store)
+        kept.open({"objective": store_lib.describe_objective(fn), "space": space.to_dict(), "budget": budget,
+                   "stages": None if stages is None else [int(c) for c in stages], "arms": _jsonable(configs)})
+    job = _Job(fn, space, budget, stages, batch, workers, None if kept is None else kept.path, segments,
+               store_points)
     results: dict = {}
     programs = []
     queue = list(groups)
     while queue:
         group = queue.pop(0)
-        _enable_dtype(group.settings.dtype)
-        program = many.program_for(fn, space, budget, group.settings, group.n_init_range, stages, batch)
-        before = program.compile_seconds
-        runs = [(seed, values) for values in group.values for seed in seeds]
+        runs = [(name, int(seed)) for name in group.names for seed in seeds]
+        if kept is not None:
+            runs = [(name, seed) for name, seed in runs if not kept.is_finished(name, seed)]
+        if not runs:
+            continue
         try:
-            trace, info, seconds = program.run(np.asarray([r[0] for r in runs]), [r[1] for r in runs], workers)
-        except ValueError:
-            if not isinstance(group.settings.acquisition, acq.Choice):
-                raise
+            if executor is None:
+                made, compile_seconds = _run_group(job, group, runs)
+                results.update(made)
+            else:
+                compile_seconds = _run_on(executor, job, group, runs, retries)
+        except _NoChoice:
             queue = _split(group) + queue  # the model takes one acquisition per program
             continue
-        programs.append((group.names, program.compile_seconds - before))
-        per_arm = len(seeds)
-        for k, name in enumerate(group.names):
-            part = slice(k * per_arm, (k + 1) * per_arm)
-            results[name] = (many.Trace(trace.x[part], trace.y[part]), {n: v[part] for n, v in _flat(info).items()},
-                             seconds[part])
-    x = np.stack([np.asarray(results[n][0].x, np.float64) for n in names])
-    values = np.stack([np.asarray(results[n][0].y, np.float64) for n in names])
+        programs.append((group.names, compile_seconds))
+    if kept is not None:
+        records = {(name, int(seed)): kept.finished(name, seed) for name in names for seed in seeds}
+    else:
+        records = {(name, int(seed)): results[(name, int(seed))] for name in names for seed in seeds}
+    return _result(space, names, seeds, records, _jsonable(configs), programs, time.perf_counter() - start)
+
+
+class _NoChoice(Exception):
+    """The group's model takes one acquisition per program: split it (:func:`_split`)."""
+
+
+class _Job(NamedTuple):
+    """What a worker needs to make runs of a study (sent to executors whole)."""
+
+    fn: Callable
+    space: Space
+    budget: int
+    stages: tuple | None
+    batch: str | None
+    workers: int | None
+    store: str | None
+    segments: Segmenting
+    store_points: bool
+    jax_cache: str | None = None
+
+
+def _run_group(job: _Job, group: Group, runs: list) -> tuple[dict, float]:
+    """Make ``runs`` (``[(arm, seed)]``) of one group's program here; with a store, in segments written there.
+
+    Returns:
+      ``({(arm, seed): record}, compile seconds)``: each record the arrays a store keeps of a finished run.
+    """
+    _enable_dtype(group.settings.dtype)
+    program = many.program_for(job.fn, job.space, job.budget, group.settings, group.n_init_range, job.stages,
+                               job.batch)
+    before = program.compile_seconds
+    values_of = dict(zip(group.names, group.values))
+    kept = None if job.store is None else store_lib.Store(job.store)
+    if kept is None:
+        batches = [runs]
+    else:  # runs side by side continue together: one batch per position reached
+        positions: dict = {}
+        for run in runs:
+            partial = kept.partial(*run)
+            positions.setdefault(-1 if partial is None else int(partial["position"]), []).append(run)
+        batches = list(positions.values()) if program.batch == "vmap" else [runs]
+    made = {}
+
+    def record(arm, seed, trace, info, seconds):
+        info = _flat(info)
+        out = {"values": np.asarray(trace.y, np.float64), "seconds": np.asarray(seconds, np.float64),
+               "x": np.asarray(trace.x, np.float64) if job.store_points or kept is None
+               else np.zeros((0, job.space.dim)), **{f"info:{k}": np.asarray(v) for k, v in info.items()}}
+        if kept is not None:  # written as soon as the run ends
+            kept.save_finished(arm, seed, out)
+        made[(arm, seed)] = out
+
+    for batch in batches:
+        def finished(r, trace, info, seconds, batch=batch):
+            for k, i in enumerate(r if isinstance(r, list) else [r]):
+                pick = (lambda a, k=k: a[k]) if isinstance(r, list) else (lambda a: a)
+                record(*batch[i], jax.tree_util.tree_map(pick, trace), jax.tree_util.tree_map(pick, info),
+                       pick(seconds))
+
+        segments = many.Segments() if kept is None else _segments(kept, batch, job.segments, job.budget)
+        try:
+            program.run(np.asarray([seed for _, seed in batch]), [values_of[arm] for arm, _ in batch], job.workers,
+                        segments._replace(finished=finished))
+        except ValueError:
+            if isinstance(group.settings.acquisition, acq.Choice):
+                raise _NoChoice() from None
+            raise
+    return made, program.compile_seconds - before
+
+
+def _segments(kept: store_lib.Store, runs: list, segmenting: Segmenting, budget: int) -> many.Segments:
+    """:class:`jbo.many.Segments` reading and writing the runs' partial records in ``kept``."""
+
+    def load(r):
+        if isinstance(r, list):  # runs side by side: equal positions (one batch per position)
+            partials = [kept.partial(*runs[i]) for i in r]
+            if any(p is None for p in partials):
+                return None
+            count = sum(1 for k in partials[0] if k.startswith("carry:"))
+            leaves = [np.stack([p[f"carry:{i}"] for p in partials]) for i in range(count)]
+            return int(partials[0]["position"]), leaves, np.stack([p["seconds"] for p in partials])
+        partial = kept.partial(*runs[r])
+        if partial is None:
+            return None
+        count = sum(1 for k in partial if k.startswith("carry:"))
+        return int(partial["position"]), [partial[f"carry:{i}"] for i in range(count)], partial["seconds"]
+
+    def save(r, position, leaves, seconds):
+        for k, i in enumerate(r if isinstance(r, list) else [r]):
+            own = [leaf[k] for leaf in leaves] if isinstance(r, list) else leaves
+            # the carry's first leaves are the history's points and values (jbo.many.Carry)
+            record = {"position": np.int64(position), "x": own[0][:budget], "values": own[1][:budget],
+                      "seconds": np.asarray(seconds[k] if isinstance(r, list) else seconds),
+                      **{f"carry:{j}": leaf for j, leaf in enumerate(own)}}
+            kept.save_partial(*runs[i], record)
+
+    return many.Segments(segmenting.evaluations, segmenting.seconds, load, save)
+
+
+def run_task(payload: bytes) -> tuple[list, float]:
+    """One task of a study on an executor (module level, so that pools pickle it by reference): make runs of one
+    group's program, writing them to the study's store. ``payload``: ``(job, group, runs)`` as cloudpickle bytes.
+
+    Returns:
+      ``(runs, compile seconds)``.
+    """
+    import cloudpickle
+
+    job, group, runs = cloudpickle.loads(payload)
+    if job.jax_cache:
+        cache.enable_jax_cache(job.jax_cache)
+    _, compile_seconds = _run_group(job, group, runs)
+    return runs, compile_seconds
+
+
+def _run_on(executor, job: _Job, group: Group, runs: list, retries: int) -> float:
+    """Send each of ``runs`` to ``executor`` as a task; one whose worker died goes again (at most ``retries``
+    times). Returns the workers' compile seconds."""
+    import cloudpickle
+
+    engine = executors.backend(executor)
+    job = job._replace(jax_cache=jax.config.jax_compilation_cache_dir if cache.jax_cache_enabled() else None)
+
+    def submit(payload):
+        try:
+            return engine.submit(run_task, payload)
+        except Exception as error:  # noqa: BLE001 - a broken pool, a closed client
+            raise RuntimeError(f"the executor refused a task ({type(error).__name__}: {error}); the runs made so far "
+                               f"are in the store: call the study again, with a working executor, to continue"
+                               ) from error
+
+    pending = {}
+    for run in runs:
+        payload = cloudpickle.dumps((job, group, [run]))
+        pending[submit(payload)] = (payload, 0)
+    compile_seconds = 0.0
+    while pending:
+        for future in executors.wait_first(engine, list(pending)):
+            payload, tries = pending.pop(future)
+            try:
+                compile_seconds += future.result()[1]
+            except _NoChoice:
+                raise
+            except Exception as error:  # noqa: BLE001 - the engine's own (KilledWorker, BrokenProcessPool, ...)
+                if tries >= retries:
+                    raise RuntimeError(f"a study task failed {tries + 1} times; the last error: "
+                                       f"{type(error).__name__}: {error}") from error
+                pending[submit(payload)] = (payload, tries + 1)
+    return compile_seconds
+
+
+def _result(space: Space, names: tuple, seeds, records: dict, configs: dict, programs: list,
+            seconds: float, finished=None) -> StudyResult:
+    """A :class:`StudyResult` from each run's record (``None``: not run; then ``nan`` values)."""
+    budget = next(len(r["values"]) for r in records.values() if r is not None)
+    empty = {"values": np.full(budget, np.nan), "seconds": np.zeros(budget), "x": np.zeros((0, space.dim))}
+    full = {key: r if r is not None else empty for key, r in records.items()}
+    values = np.stack([[full[(n, int(s))]["values"] for s in seeds] for n in names])
+
+    def points(r):  # the stored points, nan where none were stored (store_points=False, a run in progress)
+        x = np.asarray(r["x"], np.float64).reshape(-1, space.dim)
+        return np.concatenate([x, np.full((budget - len(x), space.dim), np.nan)])
+
+    x = np.stack([[points(full[(n, int(s))]) for s in seeds] for n in names])
+    step_seconds = np.stack([[full[(n, int(s))]["seconds"] for s in seeds] for n in names])
     best_so_far = np.minimum.accumulate(np.where(np.isnan(values), np.inf, values), axis=-1)
-    info = _stack_info([results[n][1] for n in names], values.shape[1:])
-    best_configs = [many.many_result(space, seeds, results[n][0], 0.0, 0.0).best_configs for n in names]
-    configs = {n: s.to_dict() for group in groups for n, s in zip(group.names, group.configs)}
-    compile_seconds = float(sum(s for _, s in programs))
-    return StudyResult(names, seeds, values, best_so_far, x, _jsonable(configs), best_configs, info,
-                       np.stack([results[n][2] for n in names]), tuple(programs), compile_seconds,
-                       time.perf_counter() - start)
+    per_arm = []
+    for n in names:
+        found = {k[5:] for s in seeds for k in full[(n, int(s))] if k.startswith("info:")}
+        per_arm.append({name: np.stack([full[(n, int(s))].get(f"info:{name}", np.full(budget, np.nan))
+                                        for s in seeds]) for name in found
+                        if all(f"info:{name}" in full[(n, int(s))] for s in seeds)})
+    info = _stack_info(per_arm, values.shape[1:])
+    best_configs = [[_best_config(space, x[a, k], values[a, k]) for k in range(len(seeds))] for a in range(len(names))]
+    compile_seconds = float(sum(c for _, c in programs))
+    return StudyResult(names, np.asarray(seeds), values, best_so_far, x, configs, best_configs, info, step_seconds,
+                       tuple(programs), compile_seconds, seconds, finished)
+
+
+def _best_config(space: Space, x: np.ndarray, values: np.ndarray):
+    """The configuration of a run's best value, or ``None`` (no success, or its point not stored)."""
+    ok = np.flatnonzero(np.isfinite(values))
+    if not len(ok):
+        return None
+    row = x[ok[np.argmin(values[ok])]]
+    return space.decode(row) if np.all(np.isfinite(row)) else None
+
+
+def _from_store(kept: store_lib.Store) -> StudyResult:
+    header = kept.header()
+    if header is None:
+        raise FileNotFoundError(f"no study store at {kept.path!r} (no {store_lib.HEADER})")
+    done, partial = kept.runs("runs"), kept.runs("partial")
+    names = tuple(a for a in header["arms"] if a in done or a in partial)
+    if not names:
+        raise ValueError(f"the store {kept.path!r} holds no run yet")
+    seeds = np.asarray(sorted({s for a in names for s in done.get(a, []) + partial.get(a, [])}))
+    space = Space.from_dict(header["space"])
+    records, finished = {}, np.zeros((len(names), len(seeds)), bool)
+    for a, name in enumerate(names):
+        for k, seed in enumerate(seeds):
+            record = kept.finished(name, int(seed))
+            finished[a, k] = record is not None
+            if record is None:
+                record = kept.partial(name, int(seed))
+                if record is not None:
+                    position = int(record["position"])
+                    values = np.where(np.arange(header["budget"]) < position, record["values"], np.nan)
+                    record = {"values": values, "seconds": record["seconds"], "x": record["x"][:position]}
+            records[(name, int(seed))] = record
+    configs = {name: header["arms"][name] for name in names}
+    return _result(space, names, seeds, records, configs, [], 0.0, finished)
 
 
 def _stack_info(infos: list, runs_shape: tuple) -> dict:

@@ -298,3 +298,23 @@ def test_a_stored_program_is_never_served_for_edited_maths(tmp_path):
     assert second["points"][:3] == first["points"][:3] and second["points"][3:] != first["points"][3:]
     warm = _run(tmp_path / "cache", PIECES, str(module))
     assert warm["stats"] == {"loaded": 1, "reused": 1} and warm["points"] == second["points"]
+
+
+def test_jax_cache_is_opt_in_and_then_jbo_stores_nothing_whole(monkeypatch, tmp_path):
+    """``enable_jax_cache`` turns JAX's persistent cache on (off with JBO_NO_CACHE; a directory the user set wins);
+    while it is on, jbo stores no program whole (an executable JAX's cache loaded serialises incompletely)."""
+    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        assert cache.enable_jax_cache() is None  # JBO_NO_CACHE is set by the suite
+        assert jax.config.jax_compilation_cache_dir is None and cache.programs_directory() is None
+        monkeypatch.delenv("JBO_NO_CACHE")
+        monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "jbo"))
+        assert cache.programs_directory() == str(tmp_path / "jbo" / cache.PROGRAMS)
+        assert cache.enable_jax_cache() == str(tmp_path / "jbo" / "jax")
+        assert cache.jax_cache_enabled() and cache.programs_directory() is None
+        monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "other"))
+        assert cache.enable_jax_cache() == str(tmp_path / "jbo" / "jax")  # the configured directory wins
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before[0])
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])

@@ -164,30 +164,6 @@ def test_plot_without_journal_exits_2(capsys):
     assert "journal.jsonl" in capsys.readouterr().err
 
 
-def test_configure_jax_cache(monkeypatch, tmp_path):
-    """``jbo.cache.configure`` (called by ``import jbo`` and the CLI): off with JBO_NO_CACHE, else in
-    JBO_CACHE_DIR; a directory already configured for JAX wins."""
-    import jax
-
-    from jbo import cache
-
-    before = (jax.config.jax_compilation_cache_dir, jax.config.jax_persistent_cache_min_compile_time_secs)
-    try:
-        jax.config.update("jax_compilation_cache_dir", None)
-        assert cli.configure_jax() is None  # JBO_NO_CACHE is set by the fixture
-        assert jax.config.jax_compilation_cache_dir is None
-        monkeypatch.delenv("JBO_NO_CACHE")
-        monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "cache"))
-        assert cli.configure_jax() == str(tmp_path / "cache")
-        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "cache")
-        assert jax.config.jax_persistent_cache_min_compile_time_secs == cache.MIN_COMPILE_SECONDS
-        monkeypatch.setenv("JBO_CACHE_DIR", str(tmp_path / "other"))
-        assert cache.configure() == str(tmp_path / "cache")  # the configured directory wins
-    finally:
-        jax.config.update("jax_compilation_cache_dir", before[0])
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", before[1])
-
-
 def test_limit_blas_threads():
     assert cli.limit_blas_threads(user_set=True) == []  # the user's OPENBLAS_NUM_THREADS wins
     if not os.path.exists("/proc/self/maps"):

@@ -15,13 +15,12 @@ import os
 import signal
 import textwrap
 
-import jax
 import numpy as np
 import pytest
 
 import jbo
 from jbo import journal as journal_io
-from jbo import loop
+from jbo import cache, loop
 from jbo.data import bucket_size
 
 MAXIMIZE = dict(num_anchors=128, num_local=16, top_k=4, num_steps=20)
@@ -66,9 +65,9 @@ def test_suggestion_traced_once_per_bucket(space, monkeypatch):
     monkeypatch.setattr(sampled, "maximize", counting_maximize)
     # Every bucket a fresh trace, whatever ran before: no compiled program is kept. The settings are the
     # module's, so the programs compiled here serve the tests after this one.
-    jax.clear_caches()
+    cache.release_programs()
     opt = jbo.Optimizer(space, seed=3, **COMMON)
-    cache_before = loop.compiled_suggestion.jitted._cache_size()
+    compiled_before = loop.compiled_suggestion.__wrapped__.stats["compiled"]
     for _ in range(4):  # the Sobol design
         c = opt.ask()
         opt.tell(c, branin(c))
@@ -86,7 +85,7 @@ def test_suggestion_traced_once_per_bucket(space, monkeypatch):
     assert buckets == [bucket_size(n) for n in (4, 5, 17, 18)]
     assert len(set(buckets)) == 2
     assert len(traces) == len(set(buckets)), (traces, buckets)
-    assert loop.compiled_suggestion.jitted._cache_size() - cache_before == len(set(buckets))
+    assert loop.compiled_suggestion.__wrapped__.stats["compiled"] - compiled_before == len(set(buckets))
 
 
 def test_bucket_count_for_a_200_iteration_run():

@@ -21,7 +21,7 @@ LAYERS = {
     "models": ["jbo.models"],
     "step": ["jbo.loop"],
     "drivers": ["jbo.optimizer", "jbo.executors", "jbo.many"],
-    "edges": ["jbo.cli", "jbo.plotting", "jbo.integrations", "jbo.studies", "jbo"],
+    "edges": ["jbo.cli", "jbo.plotting", "jbo.integrations", "jbo.store", "jbo.studies", "jbo"],
 }
 ORDER = list(LAYERS)
 

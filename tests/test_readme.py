@@ -89,6 +89,8 @@ BLOCKS = {
     ("README.md", "Python API", 1): "test_conditional_space_example_runs",
     ("README.md", "Many runs as one compiled program", 0): "test_many_runs_example_runs",
     ("README.md", "Many runs as one compiled program", 1): "test_study_example_runs",
+    ("README.md", "Many runs as one compiled program", 2): "test_stored_study_example_continues",
+    ("README.md", "Many runs as one compiled program", 3): "test_cluster_study_example_runs_twice",
     ("README.md", "Write your own BO step", 0): "test_own_step_example_runs",
     ("README.md", BRING_YOUR_OWN, 0): "test_bring_your_own_module_runs_twice",
     ("README.md", BRING_YOUR_OWN, 1): "test_bring_your_own_runs_and_a_fresh_process_resumes_it",
@@ -204,6 +206,33 @@ def test_study_example_runs(tmp_path, monkeypatch, capsys):
     assert [names for names, _ in study.programs] == [("ei", "ucb", "ucb-4"), ("random",)]
     assert (tmp_path / "ablation.npz").exists() and (tmp_path / "ablation.png").exists()
     assert "| ucb-4 |" in capsys.readouterr().out
+
+
+def test_stored_study_example_continues(tmp_path, monkeypatch):
+    """The store's block after the study's (shortened alike): a second call reads the store and makes nothing."""
+    monkeypatch.chdir(tmp_path)
+    setup = "import jbo\nfrom jbo.benchmarks import get_problem\nproblem = get_problem('branin')\n"
+    edits = [("budget=60, seeds=range(10)", "budget=8, seeds=range(2)")]
+    study = shortened(block("Many runs as one compiled program", 1), *edits).split("study = ")[0]
+    code = setup + study + shortened(block("Many runs as one compiled program", 2), *edits)
+    namespace = {"__name__": "__readme__"}
+    exec(compile(code, "README.md: stored study", "exec"), namespace)
+    first = namespace["study"]
+    assert namespace["partial"].finished.all() and first.values.shape == (4, 2, 8)
+    exec(compile(code, "README.md: stored study", "exec"), namespace)
+    assert namespace["study"].programs == () and (namespace["study"].values == first.values).all()
+
+
+@pytest.mark.slow
+def test_cluster_study_example_runs_twice(tmp_path):
+    """Shortened to 2 seeds of 10 evaluations; the second run reads the store."""
+    script = tmp_path / "cluster.py"
+    script.write_text(shortened(block("Many runs as one compiled program", 3),
+                                ("budget=60, seeds=range(10)", "budget=10, seeds=range(2)")))
+    for _ in range(2):
+        lines = run_script(script, cwd=tmp_path, timeout=900)
+        assert any("| ei |" in line for line in lines)
+    assert (tmp_path / "cluster-store" / "study.json").exists()
 
 
 def test_own_step_example_runs(tmp_path, monkeypatch, capsys):

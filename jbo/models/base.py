@@ -102,12 +102,15 @@ class ModelConfig:
         """The state before the first suggestion (default: none, ``()``).
 
         Args:
-          space: the :class:`jbo.spaces.Space`; dtype: the float dtype of the run; key: PRNG key.
+          space: the space's :attr:`~jbo.spaces.Space.structure` (what it is in the unit cube: parameters named
+            ``p0, p1, ...``, bounds and choices left to the encoding); dtype: the float dtype of the run; key:
+            PRNG key.
         """
         return ()
 
     def step(self, space, acquisition, state, inputs, key):
-        """One suggestion (traceable): ``(x (D,), state, info)``; see the class docstring for the contract."""
+        """One suggestion (traceable): ``(x (D,), state, info)``; see the class docstring for the contract. ``space``
+        is the run's :attr:`~jbo.spaces.Space.structure`, as for :meth:`init`."""
         raise TypeError(f"model {self.name!r} ({type(self).__name__}) has no step: a model defines "
                         "step(space, acquisition, state, inputs, key) -> (x, state, info), or is a "
                         "jbo.models.SurrogateModel of a surrogate")

@@ -170,6 +170,9 @@ class _Param(abc.ABC):
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")
 
+    def __reduce__(self):  # immutable: pickled as its definition (a space sent to a worker process)
+        return type(self)._from_fields, (self.to_dict(),)
+
     def _set(self, **fields):
         for k, v in fields.items():
             object.__setattr__(self, k, v)
