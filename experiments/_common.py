@@ -23,6 +23,100 @@ PAPER_DNGO = {"output_warping": "none", "trust_region": False}
 PATHS = ("compiled", "ask-tell")  # how a script runs jbo's seeds: jbo.minimize_many, or jbo.minimize per seed
 
 
+# --- results files ------------------------------------------------------------------------------------------
+#
+# Small results stay JSON (readable, diffable). A large one is written as a compact container, ``<name>.jbr``
+# next to where its ``<name>.json`` would be: ``JBR1`` then an LZMA stream of the JSON tree, every list of at
+# least MIN_ARRAY floats replaced by ``{"$f8": [offset, length]}``, followed by those floats as float64 split into
+# byte planes (the exponent bytes of neighbouring values then compress well). Reading gives back the same tree,
+# every float bit for bit.
+
+JBR_MAGIC = b"JBR1"
+JBR_ABOVE = 256 * 1024  # JSON text larger than this is written as a container
+MIN_ARRAY = 8
+
+
+def _compact_path(path: str) -> str:
+    return path[: -len(".json")] + ".jbr" if path.endswith(".json") else path + ".jbr"
+
+
+def _encode_arrays(value, chunks: list, offset: list):
+    if isinstance(value, dict):
+        return {k: _encode_arrays(v, chunks, offset) for k, v in value.items()}
+    if isinstance(value, list):
+        if len(value) >= MIN_ARRAY and all(type(v) is float for v in value):
+            chunks.append(value)
+            start, offset[0] = offset[0], offset[0] + len(value)
+            return {"$f8": [start, len(value)]}
+        return [_encode_arrays(v, chunks, offset) for v in value]
+    return value
+
+
+def _decode_arrays(value, data):
+    if isinstance(value, dict):
+        if set(value) == {"$f8"}:
+            start, length = value["$f8"]
+            return data[start:start + length].tolist()
+        return {k: _decode_arrays(v, data) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode_arrays(v, data) for v in value]
+    return value
+
+
+def read_json(path: str, default=None):
+    """The results at ``path`` (``<name>.json``, or its compact container ``<name>.jbr``), or ``default``."""
+    import json
+    import lzma
+    import struct
+
+    import numpy as np
+
+    compact = _compact_path(path)
+    if os.path.exists(compact) and not os.path.exists(path):
+        with open(compact, "rb") as f:
+            if f.read(4) != JBR_MAGIC:
+                raise ValueError(f"{compact} is not a results container")
+            blob = lzma.decompress(f.read())
+        (length,) = struct.unpack("<Q", blob[:8])
+        tree = json.loads(blob[8:8 + length])
+        planes = np.frombuffer(blob[8 + length:], np.uint8)
+        data = planes.reshape(8, -1).T.copy().view(np.float64).ravel() if planes.size else np.zeros(0)
+        return _decode_arrays(tree, data)
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    return default
+
+
+def write_json(path: str, results) -> str:
+    """Write ``results`` atomically: JSON when small, else the compact container (:func:`read_json` reads both);
+    the other form is removed. Returns the path written."""
+    import json
+    import lzma
+    import struct
+
+    import numpy as np
+
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    text = json.dumps(results, indent=1)
+    if len(text) <= JBR_ABOVE:
+        target, other = path, _compact_path(path)
+        payload = text.encode()
+    else:
+        target, other = _compact_path(path), path
+        chunks, offset = [], [0]
+        tree = json.dumps(_encode_arrays(results, chunks, offset), separators=(",", ":")).encode()
+        data = np.asarray([v for chunk in chunks for v in chunk], np.float64)
+        planes = data.view(np.uint8).reshape(-1, 8).T.copy().tobytes() if data.size else b""
+        payload = JBR_MAGIC + lzma.compress(struct.pack("<Q", len(tree)) + tree + planes, preset=6)
+    with open(target + ".tmp", "wb") as f:
+        f.write(payload)
+    os.replace(target + ".tmp", target)
+    if os.path.exists(other):
+        os.remove(other)
+    return target
+
+
 def use_results_dir(path: str | None) -> None:
     """Send this process's results JSON, BENCHMARKS.md sections and figures to the directory ``path``
     (``<path>/BENCHMARKS.md``, ``<path>/figures``) instead of the repository's: checks on tiny settings
@@ -132,10 +226,9 @@ def record_provenance(section: str, accumulates: bool = False) -> None:
 
 def stored_provenance(name: str) -> dict | None:
     """The provenance stored under ``name`` (:func:`record_provenance`), or ``None``."""
-    import json
 
     path = provenance_path()
-    return (json.load(open(path)) if os.path.exists(path) else {}).get(name)
+    return read_json(path, {}).get(name)
 
 
 #: The header line of a section whose rows come from several devices, each run's provenance under the table.
@@ -220,21 +313,17 @@ def merge_results(path: str, items) -> dict:
     """:func:`merge_result` for several ``(keys, record)`` pairs at once (one lock, one write): all
     seeds of a compiled call are stored together. Returns the merged results."""
     import fcntl
-    import json
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path + ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        results = json.load(open(path)) if os.path.exists(path) else {}
+        results = read_json(path, {})
         for keys, record in items:
             node = results
             for key in keys[:-1]:
                 node = node.setdefault(key, {})
             node[keys[-1]] = record
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(results, f, indent=1)
-        os.replace(tmp, path)
+        write_json(path, results)
     return results
 
 
@@ -250,9 +339,8 @@ def run_grid(path: str, problems, variants, seeds: int, run, describe) -> dict:
     Returns:
       The merged results.
     """
-    import json
 
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = read_json(path, {})
     for problem in problems:
         for variant in variants:
             for seed in range(seeds):
@@ -327,10 +415,9 @@ def add_grid_arguments(parser, variants, seeds: int = 10, problems=None) -> None
 def grid_results(args, path: str, problems, run, describe=lambda record: "", run_calls=None) -> dict:
     """The saved results (``args.report_only``) or those of :func:`run_grid` over ``args``' variants and
     seeds (:func:`run_grid_calls` with ``run_calls`` when it is given; ``run`` is then unused)."""
-    import json
 
     if args.report_only:
-        return json.load(open(path)) if os.path.exists(path) else {}
+        return read_json(path, {})
     if run_calls is not None:
         return run_grid_calls(path, problems, args.variants, range(args.seeds), run_calls)
     return run_grid(path, problems, args.variants, args.seeds, run, describe)
@@ -536,11 +623,10 @@ def run_grid_calls(path: str, problems, variants, seeds, run_calls) -> dict:
     Returns:
       The merged results.
     """
-    import json
 
     import numpy as np
 
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = read_json(path, {})
     for problem in problems:
         for variant in variants:
             done = results.get(problem, {}).get(variant, {})
@@ -588,10 +674,9 @@ def claim(paper: str, what: str, paper_figure: str, jbo_figure: str, reproduced:
 
 def load_results(name: str, default=None):
     """The stored results file ``name`` (under :data:`RESULTS`), or ``default`` when it does not exist."""
-    import json
 
     path = os.path.join(RESULTS, name)
-    return json.load(open(path)) if os.path.exists(path) else default
+    return read_json(path, default)
 
 
 def mean_se(values) -> tuple[float, float]:
@@ -635,11 +720,10 @@ def run_study_grid(path: str, problems, variants, seeds, setup_of, chunk: int | 
     Returns:
       The merged results.
     """
-    import json
 
     import numpy as np
 
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = read_json(path, {})
     for problem in problems:
         for missing, names in missing_seeds(results, problem, variants, seeds).items():
             fn, space, budget, arms = setup_of(problem, names)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import sys
 import time
@@ -77,11 +76,7 @@ def load_results(name: str) -> dict:
 
 def save_results(name: str, results: dict) -> None:
     """Write the results JSON atomically (a killed run never leaves a truncated file)."""
-    os.makedirs(_common.RESULTS, exist_ok=True)
-    path = os.path.join(_common.RESULTS, name)
-    with open(path + ".tmp", "w") as f:
-        json.dump(results, f, indent=1)
-    os.replace(path + ".tmp", path)
+    _common.write_json(os.path.join(_common.RESULTS, name), results)
 
 
 # ------------------------------------------------------------------------------- data generation

@@ -91,7 +91,7 @@ def main(argv=None):
                 stopped.add(method)
     os.makedirs(_common.RESULTS, exist_ok=True)
     stored = _common.load_results("bench_suggest.json", [])
-    json.dump(merge_rows(stored, rows), open(os.path.join(_common.RESULTS, "bench_suggest.json"), "w"), indent=1)
+    _common.write_json(os.path.join(_common.RESULTS, "bench_suggest.json"), merge_rows(stored, rows))
     _common.record_provenance("bench_suggest", accumulates=True)
     _common.regenerate()
 

@@ -84,7 +84,7 @@ def main(argv=None):
             rows.append(r)
             print(json.dumps(r), flush=True)
     os.makedirs(_common.RESULTS, exist_ok=True)
-    json.dump(rows, open(os.path.join(_common.RESULTS, RESULTS_FILE), "w"), indent=1)
+    _common.write_json(os.path.join(_common.RESULTS, RESULTS_FILE), rows)
     _common.record_provenance(SECTION)
     _common.regenerate()
 

@@ -173,7 +173,7 @@ def main(argv=None):
     import jbo
 
     path = args.results or os.path.join(_common.RESULTS, RESULTS_FILE)
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = _common.read_json(path, {})
     before = json.dumps(results, sort_keys=True)
     if not args.report_only:
         for hidden in args.hidden:

@@ -98,8 +98,7 @@ def main(argv=None):
                 print(json.dumps(row), flush=True)
                 if row["seconds_per_suggestion"] > args.max_seconds:
                     stopped.add((method, n))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                json.dump(rows, open(path, "w"), indent=1)
+                _common.write_json(path, rows)
         print(f"wall time {time.perf_counter() - started:.0f} s", flush=True)
         if rows and args.results is None:
             _common.record_provenance(SECTION)

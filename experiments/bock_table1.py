@@ -163,7 +163,7 @@ def results_path() -> str:
 
 def load() -> dict:
     path = results_path()
-    return json.load(open(path)) if os.path.exists(path) else {}
+    return _common.read_json(path, {})
 
 
 def add_common_arguments(parser) -> None:

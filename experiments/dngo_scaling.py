@@ -81,8 +81,7 @@ def load_devices() -> list[dict]:
         name = os.path.basename(path)[: -len(".json")]
         if re.search(r"_[0-9a-f]{7,40}$", name):
             continue
-        with open(path) as f:
-            saved = json.load(f)
+        saved = _common.read_json(path)
         if isinstance(saved, list):  # the first format: rows only
             saved = {"rows": saved, "repeats": None, "args": {}, "machine": None}
         machine = _machine_line(saved)
@@ -173,10 +172,8 @@ def main(argv=None):
     saved_args = {k: v for k, v in vars(args).items()
                   if k in ("n", "methods", "slice_max_n", "gp_max_n", "cpu_devices", "max_seconds")}
     path = os.path.join(_common.RESULTS, f"{name}.json")
-    with open(path + ".tmp", "w") as f:
-        json.dump({"device": label, "rows": rows, "repeats": args.repeats, "args": saved_args, "machine": machine},
-                  f, indent=1)
-    os.replace(path + ".tmp", path)
+    _common.write_json(path, {"device": label, "rows": rows, "repeats": args.repeats, "args": saved_args,
+                              "machine": machine})
     _common.record_provenance(name)
     _common.regenerate()
 

@@ -18,7 +18,6 @@ in BENCHMARKS.md next to the paper's numbers (a row per path), and a convergence
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -59,7 +58,7 @@ def main(argv=None):
     if args is None:
         return
     path = os.path.join(_common.RESULTS, "dngo_table1.json")
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = _common.read_json(path, {})
     if args.path == "compiled":
         for method in args.methods:  # refuse before running anything
             _common.check_compiled(METHODS[method])

@@ -49,7 +49,6 @@ ask-tell``: one compiled program runs on one device, and the compiled path refus
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import NamedTuple
@@ -129,7 +128,7 @@ def run_config(args, budget: int) -> dict:
 
 
 def load(path: str) -> dict:
-    return json.load(open(path)) if os.path.exists(path) else {}
+    return _common.read_json(path, {})
 
 
 def run_study(args, results: dict) -> tuple[dict, bool]:

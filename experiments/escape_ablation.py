@@ -63,7 +63,6 @@ def run_compiled(problems, variants, seeds, chunk: int | None = None) -> dict:
     """Every missing ``(problem, variant, seed)`` through :func:`jbo.study`, one per problem (and per chunk
     of seeds): per-seed records as :func:`_common.seed_records` makes them, plus ``escaped``. The call's
     seconds are shared among the arms as :func:`_common.run_arms` shares them."""
-    import json
 
     import numpy as np
 
@@ -73,7 +72,7 @@ def run_compiled(problems, variants, seeds, chunk: int | None = None) -> dict:
     for variant in variants:
         _common.check_compiled(VARIANTS[variant])
     path = out()
-    results = json.load(open(path)) if os.path.exists(path) else {}
+    results = _common.read_json(path, {})
     for problem in problems:
         name, dim, budget = PROBLEMS[problem]
         p = get_problem(name, dim)

@@ -228,16 +228,12 @@ def run_tpe(problem_name: str, seeds: list[int], budget: int, python: str) -> di
 def load_results(name: str) -> dict:
     """The results JSON ``experiments/results/<name>`` (empty dict when absent)."""
     path = os.path.join(_common.RESULTS, name)
-    return json.load(open(path)) if os.path.exists(path) else {}
+    return _common.read_json(path, {})
 
 
 def save_results(name: str, results: dict) -> None:
     """Write the results JSON atomically (a killed run never leaves a truncated file)."""
-    os.makedirs(_common.RESULTS, exist_ok=True)
-    path = os.path.join(_common.RESULTS, name)
-    with open(path + ".tmp", "w") as f:
-        json.dump(results, f, indent=1)
-    os.replace(path + ".tmp", path)
+    _common.write_json(os.path.join(_common.RESULTS, name), results)
 
 
 def run_key(problem: str, method: str, budget: int, inference: str) -> str:
