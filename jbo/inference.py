@@ -25,10 +25,11 @@ from jax.flatten_util import ravel_pytree
 from numpyro.infer import NUTS
 from numpyro.infer.util import constrain_fn, potential_energy, unconstrain_fn
 
+from jbo import elliptical
 from jbo import slice as slice_sampling
 from jbo.types import Data, Samples, Start, Surrogate
 
-METHODS = ("slice", "nuts", "map")
+METHODS = ("slice", "elliptical", "nuts", "map")
 
 
 def joint_model(surrogate: Surrogate):
@@ -95,8 +96,8 @@ def prior_draws(key, surrogate: Surrogate, data, num: int) -> jnp.ndarray:
     return jax.vmap(lambda k: prior_draw(k, surrogate, data))(jax.random.split(key, num))
 
 
-def _finalize(flat: _Flat, zs, log_density, info) -> Samples:
-    return Samples(jax.vmap(flat.to_params)(zs), zs, log_density, info)
+def _finalize(flat: _Flat, zs, log_density, info, mode=None) -> Samples:
+    return Samples(jax.vmap(flat.to_params)(zs), zs, log_density, info, mode)
 
 
 def _initial(key, surrogate, data, init_z):
@@ -134,6 +135,68 @@ def _slice_chain(key, flat: _Flat, z, num_warmup, *, num_samples: int, thin: int
     return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled})
 
 
+def _elliptical_chain(key, flat: _Flat, z, reference, num_warmup, *, num_samples: int, thin: int,
+                      max_shrink: int = 100):
+    """Elliptical slice sampling (:mod:`jbo.elliptical`) from ``z`` against ``reference``: ``num_warmup`` (may be
+    traced) discarded steps, then ``num_samples`` kept every ``thin``. Step ``t`` uses ``fold_in(key, t)``."""
+    num_warmup = jnp.asarray(num_warmup, jnp.int32)
+    chain = jnp.zeros((num_samples,) + z.shape, z.dtype)
+    logps = jnp.zeros((num_samples,), z.dtype)
+
+    def body(t, carry):
+        z, log_f, evals, stalled, chain, logps = carry
+        z, log_f, info = elliptical.step(jax.random.fold_in(key, t), z, log_f, flat.logdensity, reference,
+                                         max_shrink)
+        kept = t - num_warmup + 1
+        keep = (kept > 0) & (kept % thin == 0)
+        index = jnp.clip(kept // thin - 1, 0, num_samples - 1)
+        chain = chain.at[index].set(jnp.where(keep, z, chain[index]))
+        logps = logps.at[index].set(jnp.where(keep, log_f + reference.log_density(z), logps[index]))
+        return z, log_f, evals + info.num_evals, stalled + info.stalled.astype(jnp.int32), chain, logps
+
+    carry = (z, jnp.asarray(jnp.nan, z.dtype), 0, 0, chain, logps)
+    total = num_warmup + num_samples * thin
+    _, _, evals, stalled, chain, logps = jax.lax.fori_loop(0, total, body, carry)
+    return chain, logps, evals, stalled
+
+
+def _elliptical_fit(key, flat: _Flat, z, mode, restarts, first, num_warmup, *, num_samples: int, thin: int):
+    """The posterior's mode by L-BFGS from ``mode`` (the previous fit's, so that the reference never depends on
+    the chain; where ``first``, also from ``restarts``), its Laplace approximation as the reference, and elliptical
+    slice sampling from ``z`` (from the mode where ``first``)."""
+    found = _map_fit(flat, mode, restarts, first, max_iter=100, tol=1e-5)
+    mode = found.z[0]
+    reference = elliptical.laplace(flat.logdensity, mode)
+    z = jnp.where(first, mode, z)
+    chain, logps, evals, stalled = _elliptical_chain(key, flat, z, reference, num_warmup, num_samples=num_samples,
+                                                     thin=thin)
+    return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled,
+                                          "num_iter": jnp.sum(found.info["num_iter"])}, mode)
+
+
+@functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "thin", "num_restarts"))
+def elliptical_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_samples: int = 10,
+                      num_warmup: int = 10, thin: int = 1, num_restarts: int = 4) -> Samples:
+    """Elliptical slice sampling of the hyperparameters against the Laplace approximation at their posterior's
+    mode (:mod:`jbo.elliptical`).
+
+    Args:
+      key: PRNG key.
+      surrogate, data: the model and the padded observations.
+      init_z: ``(P,)`` where the search for the mode and the chain start (a prior draw when ``None``; the search
+        also starts from ``num_restarts`` prior draws).
+      num_samples: ``S``; num_warmup: steps discarded first (an array: no recompilation); thin: steps between
+        kept samples.
+    Returns:
+      :class:`Samples` with its ``mode`` and ``info = {"num_evals", "num_stalled", "num_iter"}``.
+    """
+    init_key, key = jax.random.split(key)
+    flat, z = _initial(init_key, surrogate, data, init_z)
+    restarts = prior_draws(jax.random.fold_in(init_key, 1), surrogate, data, num_restarts)
+    return _elliptical_fit(key, flat, z, z, restarts, jnp.asarray(True), num_warmup, num_samples=num_samples,
+                           thin=thin)
+
+
 def parallel_chains_by_default() -> bool:
     """Whether independent chains run side by side (``vmap``) rather than one after another (``lax.map``).
 
@@ -162,9 +225,13 @@ def _slice_chains(key, flat: _Flat, zs, num_warmup, *, num_samples: int, paralle
                    jax.tree_util.tree_map(lambda a: jnp.sum(a, axis=0), chains.info))
 
 
-def next_start(zs, num_chains: int = 1):
-    """Where the next fit starts: the last of the samples ``zs`` ``(S, P)`` of one chain, ``(P,)``; or the last
-    sample of each of ``num_chains`` chains (:func:`_slice_chains`' layout), ``(C, P)``."""
+def next_start(samples: Samples, config: "InferenceConfig"):
+    """Where the next fit starts: the last of the samples ``(S, P)`` of one chain, ``(P,)``; the last sample of each
+    of ``num_chains`` chains (:func:`_slice_chains`' layout), ``(C, P)``; for elliptical slice sampling the last
+    sample and the mode, ``(2, P)``."""
+    zs, num_chains = samples.z, config.num_chains
+    if config.method == "elliptical":
+        return jnp.stack([zs[-1], samples.mode])
     if num_chains == 1:
         return zs[-1]
     return zs.reshape((num_chains, -1) + zs.shape[1:])[:, -1]
@@ -319,12 +386,15 @@ class InferenceConfig(NamedTuple):
     """How a model's hyperparameters are inferred at every suggestion (static: hashable).
 
     Attributes:
-      method: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
+      method: ``"slice"`` (default, as in Snoek et al. 2012), ``"elliptical"`` (elliptical slice sampling against
+        the Laplace approximation at the posterior's mode, found by L-BFGS from the previous mode: all
+        hyperparameters move at once, :mod:`jbo.elliptical`), ``"nuts"`` or ``"map"``.
       num_samples: samples ``S`` kept per suggestion (MCMC methods).
       num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
       thin: MCMC steps between kept samples.
-      map_restarts: prior draws the first MAP fit also starts from (later fits refine the last estimate).
+      map_restarts: prior draws the first MAP fit (and the first search for the mode of ``"elliptical"``) also
+        starts from (later fits refine the last estimate).
       num_chains: slice sampling only: ``C`` independent chains of ``S / C`` samples each, every chain
         warm-started from its own last sample (:func:`slice_sample`); side by side on accelerators.
     """
@@ -374,8 +444,13 @@ def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Star
     """The prior draws a run's first fit starts from (``data``: any data of the right shapes)."""
     k_z, k_restarts = jax.random.split(key)
     num = config.map_restarts if config.method == "map" else 0
-    z = (prior_draw(k_z, surrogate, data) if config.num_chains == 1 else
-         prior_draws(k_z, surrogate, data, config.num_chains))
+    if config.method == "elliptical":  # the chain's position and the mode the next search starts from
+        z = jnp.stack([prior_draw(k_z, surrogate, data)] * 2)
+        num = config.map_restarts
+    elif config.num_chains == 1:
+        z = prior_draw(k_z, surrogate, data)
+    else:
+        z = prior_draws(k_z, surrogate, data, config.num_chains)
     return Start(z, prior_draws(k_restarts, surrogate, data, num))
 
 
@@ -406,6 +481,10 @@ def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, 
         if config.num_chains > 1:
             return _slice_chains(key, flat, z, num_warmup, **options)
         return _slice_chain(key, flat, z, num_warmup, **options)
+    if config.method == "elliptical":
+        num_warmup = jnp.where(first, config.num_burnin, config.num_warmup)
+        return _elliptical_fit(key, flat, z[0], z[1], start.restarts.astype(z.dtype), first, num_warmup,
+                               num_samples=config.num_samples, thin=config.thin)
     if config.method == "map":
         return _map_fit(flat, z, start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
     options = dict(num_samples=config.num_samples, thin=config.thin)
@@ -443,5 +522,5 @@ def infer(key, surrogate: Surrogate, data: Data, method: str = "slice", previous
     init_z = None if previous is None else (previous.z[-1] if isinstance(previous, Samples) else jnp.asarray(previous))
     if method == "map" and previous is not None:
         options.setdefault("num_restarts", 0)  # refine the last estimate, as the BO loop does
-    fn = {"slice": slice_sample, "nuts": nuts_sample, "map": map_estimate}[method]
+    fn = {"slice": slice_sample, "elliptical": elliptical_sample, "nuts": nuts_sample, "map": map_estimate}[method]
     return fn(key, surrogate, data, init_z, **options)

@@ -82,17 +82,20 @@ class Samples(NamedTuple):
       z: ``(S, P)`` flat unconstrained samples (warm starts).
       log_density: ``(S,)`` unnormalised log posterior at each sample.
       info: method-specific diagnostics (dict of arrays).
+      mode: ``(P,)`` the posterior's mode where the method found one (``"elliptical"``), else ``None``.
     """
 
     params: Any
     z: jnp.ndarray
     log_density: jnp.ndarray
     info: dict
+    mode: Any = None
 
 
 class Start(NamedTuple):
     """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
-    sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains) and ``restarts`` ``(R, P)`` prior draws
+    sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains; ``(2, P)``, the chain's position and the
+    last mode, for ``"elliptical"``) and ``restarts`` ``(R, P)`` prior draws
     the first MAP fit also starts from.
 
     Drawn once per run, outside the per-suggestion program, so that program holds no sampling code.

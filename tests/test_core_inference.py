@@ -326,8 +326,10 @@ def test_slice_chains_recover_the_posterior_side_by_side_and_one_after_another()
     _check_target("slice, 4 chains", *_split(parallel))
     chains = np.asarray(parallel.z).reshape(4, 1000, 4)
     assert len({tuple(np.round(c[-1], 9)) for c in chains}) == 4  # the chains are independent
-    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel.z, 4)), chains[:, -1])
-    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel.z)), chains[-1, -1])
+    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel, inference.InferenceConfig(num_chains=4))),
+                                  chains[:, -1])
+    np.testing.assert_array_equal(np.asarray(inference.next_start(parallel, inference.InferenceConfig())),
+                                  chains[-1, -1])
 
 
 def test_one_chain_of_chains_is_the_single_chain():
@@ -351,3 +353,64 @@ def test_num_chains_is_validated_and_carried_by_the_models():
         DNGO(num_chains=0)
     with pytest.raises(ValueError, match="must divide"):
         inference.slice_sample(jax.random.key(0), CONJUGATE, CONJ_DATA, num_samples=10, num_chains=4)
+
+
+def test_elliptical_sample_recovers_posterior():
+    """Elliptical slice sampling against the Laplace approximation at the mode, from a start far in the tails."""
+    far = jnp.array([[4.0, -6.0, 5.0, 2.5]])
+    previous = Samples(None, far, jnp.zeros(1), {})
+    samples = inference.infer(jax.random.key(7), CONJUGATE, CONJ_DATA, "elliptical", previous=previous,
+                              num_samples=6000, num_warmup=300)
+    assert samples.z.shape == (6000, 4) and int(samples.info["num_stalled"]) == 0
+    assert float(samples.info["num_evals"]) / (6300) < 4  # a few evaluations per step for all coordinates
+    _check_target("infer(elliptical)", *_split(samples))
+
+
+def test_the_laplace_reference_of_a_gaussian_is_the_gaussian():
+    mean = jnp.array([1.0, -2.0])
+    cov = jnp.asarray(GAUSS_COV)
+    logdensity = lambda z: -0.5 * (z - mean) @ jnp.linalg.solve(cov, z - mean)
+    reference = inference.elliptical.laplace(logdensity, mean, inflation=1.0)
+    rebuilt = reference.basis @ jnp.diag(reference.scale ** 2) @ reference.basis.T
+    np.testing.assert_allclose(rebuilt, cov, rtol=1e-10)
+    z = jnp.array([0.3, 0.7])
+    np.testing.assert_allclose(reference.log_density(z), logdensity(z), rtol=1e-10)
+    flat = inference.elliptical.laplace(lambda z: 0.0 * jnp.sum(z), mean)  # no curvature: capped widths
+    np.testing.assert_allclose(flat.scale, 1.5 / np.sqrt(1e-2))
+
+
+def test_elliptical_starts_carry_the_chain_and_the_mode():
+    config = inference.InferenceConfig("elliptical", num_samples=6)
+    start = inference.cold_start(jax.random.key(0), CONJUGATE, CONJ_DATA, config)
+    assert start.z.shape == (2, 4) and start.restarts.shape == (config.map_restarts, 4)
+    samples = inference.fit(jax.random.key(1), CONJUGATE, CONJ_DATA, config, start, jnp.asarray(True))
+    following = inference.next_start(samples, config)
+    np.testing.assert_array_equal(following, np.stack([samples.z[-1], samples.mode]))
+
+
+def test_elliptical_samples_the_gp_posterior_of_a_long_slice_chain():
+    """The GP's hyperparameter posterior (ARD Matérn, 3-d, 30 points): elliptical slice sampling continued over
+    fits as the BO loop runs it (each fit's reference the previous fit's samples) against a long univariate slice
+    chain: means and standard deviations of every unconstrained coordinate agree within 4 Monte Carlo standard
+    errors of their difference."""
+    surrogate, data = GP, _gp_data()
+    reference = inference.slice_sample(jax.random.key(0), surrogate, data, num_samples=4000, num_warmup=300)
+    config = inference.InferenceConfig("elliptical", num_samples=10, num_burnin=50, num_warmup=0)
+    start = inference.cold_start(jax.random.key(1), surrogate, data, config)
+    fit = jax.jit(lambda k, z, first: inference.fit(k, surrogate, data, config, start._replace(z=z), first))
+    z, chain, evals = start.z, [], 0
+    for t in range(400):
+        samples = fit(jax.random.key(100 + t), z, t == 0)
+        z = inference.next_start(samples, config)
+        evals += int(samples.info["num_evals"])
+        if t >= 20:
+            chain.append(np.asarray(samples.z))
+    chain = np.concatenate(chain)
+    for i in range(chain.shape[1]):
+        for name, series, truth in (("mean", chain[:, i], np.asarray(reference.z)[:, i]),
+                                    ("sd", np.abs(chain[:, i] - chain[:, i].mean()),
+                                     np.abs(np.asarray(reference.z)[:, i] - np.asarray(reference.z)[:, i].mean()))):
+            se = np.hypot(np.std(series) / np.sqrt(float(effective_sample_size(series[None]))),
+                          np.std(truth) / np.sqrt(float(effective_sample_size(truth[None]))))
+            assert abs(series.mean() - truth.mean()) <= 4 * se, (name, i, series.mean(), truth.mean(), se)
+    assert evals / (400 * 10) < 8  # a few density evaluations per step, for all coordinates at once

@@ -617,6 +617,6 @@ def step(config: DNGO, space, acquisition, state: EnsembleState, inputs, key):
                        aggregator=config.aggregator, log_feasibility=log_feasibility)
     info = dict(samples.info, score=score, train_loss=loss.astype(jnp.float32))
     info.update(hyperparameter_means(jax.tree_util.tree_map(lambda a: a.reshape((-1,) + a.shape[2:]), samples.params)))
-    z = jax.vmap(lambda zs: inference.next_start(zs, config.inference_config.num_chains))(samples.z)
+    z = jax.vmap(lambda s: inference.next_start(s, config.inference_config))(samples)
     return x, EnsembleState(weights, z, state.restarts, samples.params), info
 

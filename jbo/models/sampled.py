@@ -30,7 +30,8 @@ class SampledConfig(ModelConfig):
     """Fields of every model whose hyperparameters are inferred (see :class:`jbo.inference.InferenceConfig`).
 
     Attributes:
-      inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"nuts"`` or ``"map"``.
+      inference: ``"slice"`` (default, as in Snoek et al. 2012), ``"elliptical"`` (:mod:`jbo.elliptical`), ``"nuts"``
+        or ``"map"``.
       num_samples: hyperparameter samples ``S`` per suggestion (MCMC methods).
       num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample);
@@ -282,7 +283,7 @@ def fit_choosing_warp(key, surrogate: Surrogate, config: StepConfig, state: Samp
     best = jnp.min(jnp.where(data.mask, warped_y, jnp.inf))
     inputs = inputs._replace(data=data._replace(y=jnp.where(warped, warped_y, data.y)),
                              best=jnp.where(warped, best, inputs.best))
-    z = jnp.stack([inference.next_start(f.z, config.inference_config.num_chains) for f in fits])
+    z = jnp.stack([inference.next_start(f, config.inference_config) for f in fits])
     return samples, inputs, z, dict(warped=warped.astype(jnp.int32), warp_evidence=gain, warp_lambda=lam)
 
 
@@ -307,7 +308,7 @@ def step(surrogate: Surrogate, config: StepConfig, acquisition: Acquisition, sta
     else:
         samples = inference.fit(k_fit, surrogate, inputs.data, config.inference_config,
                                 Start(state.z, state.restarts), inputs.first)
-        z, warp_info = inference.next_start(samples.z, config.inference_config.num_chains), {}
+        z, warp_info = inference.next_start(samples, config.inference_config), {}
     info = {**samples.info, **warp_info}
     plan = {}
     if escape_config:

@@ -393,7 +393,7 @@ class Tree(SampledConfig):
                                   inputs.best, strategy=self.search, acquisition=acquisition.function,
                                   ucb_beta=inputs.ucb_beta, config=acquisition.maximize, choice=inputs.choice,
                                   region=inputs.region)
-        z = inference.next_start(samples.z, self.inference_config.num_chains)
+        z = inference.next_start(samples, self.inference_config)
         return x, SampledState(z, state.restarts, samples.params), dict(
             samples.info, score=score, leaf=leaf, **sampled.hyperparameter_means(samples.params))
 
