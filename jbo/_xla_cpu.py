@@ -1,12 +1,11 @@
-"""Workarounds for two XLA:CPU runtime deadlocks (jax 0.10.2), installed when jbo is imported.
+"""Workarounds for two XLA:CPU runtime deadlocks (jaxlib 0.10), applied where that JAX needs them.
 
 Both stalls leave every runtime thread idle and the caller waiting forever in ``block_until_ready``:
 
 1. XLA:CPU's concurrency-optimised scheduler deadlocked compiled suggestions (BOCK's program on a few
    points at the cube's corners, long ``minimize_many`` runs). The sequential scheduler runs the same
-   programs to completion, so :func:`disable_concurrency_optimized_scheduler` turns it off (XLA reads
-   the flag when its CPU backend starts, so this must precede any computation). An explicit setting
-   in ``XLA_FLAGS`` wins.
+   programs to completion: jbo compiles its own programs with it (:func:`compiler_options`, per program,
+   so the user's programs keep XLA's default). An explicit setting in ``XLA_FLAGS`` wins.
 
 2. jaxlib's batched LAPACK kernels (``lapack_*_ffi``: the triangular solve, Cholesky, ...) split a
    batch into chunks, schedule them on XLA's intra-op thread pool and block that thread until they are
@@ -27,13 +26,27 @@ from __future__ import annotations
 import math
 import os
 
-_SCHEDULER_FLAG = "--xla_cpu_enable_concurrency_optimized_scheduler"
+_SCHEDULER_FLAG = "xla_cpu_enable_concurrency_optimized_scheduler"
+AFFECTED = (0, 11)  # jaxlib releases before this one have both deadlocks (seen on 0.10.2)
 
 
-def disable_concurrency_optimized_scheduler() -> None:
-    """Add ``--xla_cpu_enable_concurrency_optimized_scheduler=false`` to ``XLA_FLAGS`` unless it is set."""
-    if _SCHEDULER_FLAG not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_SCHEDULER_FLAG}=false".strip()
+def affected() -> bool:
+    """Whether the installed jaxlib is one whose XLA:CPU deadlocks (releases before :data:`AFFECTED`)."""
+    import importlib.metadata
+
+    try:
+        version = tuple(int(part) for part in importlib.metadata.version("jaxlib").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return version < AFFECTED
+
+
+def compiler_options(backend: str) -> dict:
+    """XLA options jbo compiles its own programs with: the sequential scheduler on an affected CPU backend,
+    unless ``XLA_FLAGS`` sets the scheduler."""
+    if backend != "cpu" or not affected() or _SCHEDULER_FLAG in os.environ.get("XLA_FLAGS", ""):
+        return {}
+    return {_SCHEDULER_FLAG: False}
 
 
 def _batched_as_loop(primitive, original):
@@ -67,10 +80,10 @@ def serialize_batched_lapack() -> bool:
     """Install the looped CPU lowering for JAX's batched LAPACK primitives (see the module docstring).
 
     Returns:
-      Whether it was installed (``False`` when ``JBO_SERIAL_LAPACK=0`` or when this JAX keeps its
-      lowerings elsewhere: the workaround then silently stays off).
+      Whether it was installed (``False`` when ``JBO_SERIAL_LAPACK=0``, by default on a jaxlib not
+      :func:`affected`, or when this JAX keeps its lowerings elsewhere: the workaround then stays off).
     """
-    if os.environ.get("JBO_SERIAL_LAPACK", "1") == "0":
+    if os.environ.get("JBO_SERIAL_LAPACK", "1" if affected() else "0") == "0":
         return False
     try:
         from jax._src.interpreters import mlir as mlir_internal

@@ -45,6 +45,8 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import serialize_executable
 
+from jbo import _xla_cpu
+
 PROGRAMS = "programs"  # subdirectory of jbo's cache directory holding stored programs
 FINGERPRINT_CHARS = 16  # a stored program's file name: <fingerprint prefix>-<program digest>
 PARTIAL = ".partial"  # suffix of a file being written
@@ -382,7 +384,8 @@ class Program:
                 except Exception:  # a stored program that does not run: forget it, compile afresh
                     with contextlib.suppress(OSError):
                         os.remove(path)
-        executable = self.jitted.lower(*args, **kwargs).compile()
+        executable = self.jitted.lower(*args, **kwargs).compile(
+            compiler_options=_xla_cpu.compiler_options(jax.default_backend()))
         self.stats["compiled"] += 1
         if path is not None and _room_to_store():
             _store(executable, path)

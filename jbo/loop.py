@@ -24,7 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import cache, checks, design, linalg, models, records, trust, warping
+from jbo import cache, checks, design, linalg, models, precision, records, trust, warping
 from jbo.data import bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import ModelConfig, check_choice
@@ -443,6 +443,7 @@ def suggestion_key(seed_key, index):
     return jax.random.fold_in(seed_key, index)
 
 
+@precision.float64
 def initial_design(settings: Settings, space: Space) -> np.ndarray:
     """The run's initial design ``(n_init, D)`` (encoded, canonical), the same in every driver."""
     key = jax.random.fold_in(run_key(settings.seed), DESIGN_STREAM)
@@ -478,6 +479,7 @@ class LoopState(NamedTuple):
     constraints: np.ndarray = np.zeros((0, 0))
 
 
+@precision.float64
 def init(settings: Settings, space: Space) -> LoopState:
     """The empty state of a run."""
     empty = np.zeros((0, space.dim))
@@ -518,6 +520,7 @@ def padded_pending(pending: np.ndarray, dtype) -> Pending:
     return Pending(jnp.asarray(x, dtype), jnp.asarray(np.arange(size) < len(pending)))
 
 
+@precision.float64
 def suggest(settings: Settings, space: Space, state: LoopState, size: int | None = None) -> tuple[LoopState, np.ndarray, dict]:
     """One new point to evaluate.
 

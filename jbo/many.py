@@ -34,10 +34,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jbo import checks, loop
+from jbo import _xla_cpu, checks, loop, precision
 from jbo.data import bucket_size, multiple_of_8, run_sizes
 from jbo.models.base import ModelConfig
-from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
 from jbo.types import Pending
 
@@ -317,10 +316,10 @@ def run_function(fn: Callable, space: Space, budget: int, model: str | ModelConf
         raise ValueError("seed is not an option of run_function: pass the key (jax.random.key(seed)) to run")
     budget = checks.integer("budget", budget, 1, integral_floats=True)
     settings = loop.Settings.create(model, **options)
-    _enable_dtype(settings.dtype)
     values = RunValues.of(settings, space.dim, budget)
     whole = whole_run(fn, space, budget, settings.program(), (int(values.n_init),) * 2)
 
+    @precision.float64  # traced with x64 on: jbo's float64 (the objective's inputs are in the run's dtype)
     def run(key, ucb_beta=None):
         beta = values.ucb_beta if ucb_beta is None else ucb_beta
         return whole(key, values._replace(ucb_beta=beta))[0]
@@ -422,6 +421,7 @@ class Program:
         return (jax.vmap(jax.random.key)(jnp.zeros(width, jnp.int32)),
                 RunValues(*(jnp.zeros(width, np.asarray(v).dtype) for v in example)))
 
+    @precision.float64
     def _program(self, width, part):
         """The compiled ``start`` (``part == "start"``) or a stage's ``advance`` for runs of ``width``."""
         with self._lock:
@@ -444,7 +444,8 @@ class Program:
                     carry = self._carry_shapes[width]
                     lowered = jax.jit(fn).lower(carry, key, values, np.int32(0), np.int32(0), np.int32(0))
                 self.trace_seconds += time.perf_counter() - begin
-                self._compiled[(width, part)] = lowered.compile()
+                self._compiled[(width, part)] = lowered.compile(
+                    compiler_options=_xla_cpu.compiler_options(jax.default_backend()))
             self.compile_seconds += time.perf_counter() - begin
         return self._compiled[(width, part)]
 
@@ -481,6 +482,7 @@ class Program:
             count = min(count, max(1, int(segments.seconds / per_evaluation)))
         return stage, a, a + count
 
+    @precision.float64
     def run(self, seeds, values: list, workers: int | None = None, segments: Segments | None = None):
         """Runs ``i`` with seed ``seeds[i]`` and ``values[i]`` (:class:`RunValues`).
 
@@ -502,6 +504,7 @@ class Program:
         stacked = stacked._replace(ucb_beta=stacked.ucb_beta.astype(dtype))
         seconds = np.zeros((len(seeds), self.budget))
         if self.batch == "map":
+            @precision.float64  # in each worker thread: the scope is thread-local
             def one(r):
                 key, run_values = jax.random.key(int(seeds[r])), RunValues(*(v[r] for v in stacked))
                 seconds[r] = self._run(width, key, run_values, r, r, segments)
@@ -600,6 +603,7 @@ def program_for(fn, space, budget, settings, n_init_range, stages=None, batch=No
     return _PROGRAMS[key]
 
 
+@precision.float64
 def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | ModelConfig = "gp",
                   ucb_beta=None, batch: str | None = None, workers: int | None = None, **options) -> ManyResult:
     """Minimise a JAX objective with one run per seed, all runs by one compiled program.
@@ -608,7 +612,8 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
 
     Args:
       fn: the objective (see :func:`run_function`); the benchmarks of :mod:`jbo.benchmarks` are such
-        functions (``problem.evaluate``).
+        functions (``problem.evaluate``). It is traced inside jbo's program with JAX's x64 on, its inputs in
+        the run's dtype (``dtype="float64"`` by default, or ``"float32"``).
       space: the search space.
       budget: evaluations per run.
       seeds: the runs' seeds (each run is what ``jbo.minimize(..., seed=seed)`` computes).
@@ -630,7 +635,6 @@ def minimize_many(fn: Callable, space: Space, budget: int, seeds, model: str | M
     budget = checks.integer("budget", budget, 1, integral_floats=True)
     start = time.perf_counter()
     settings = loop.Settings.create(model, **options)
-    _enable_dtype(settings.dtype)
     base = RunValues.of(settings, space.dim, budget)
     beta = np.broadcast_to(np.asarray(settings.ucb_beta if ucb_beta is None else ucb_beta, np.float64), seeds.shape)
     program = program_for(fn, space, budget, settings.program(), (int(base.n_init),) * 2, None, batch)

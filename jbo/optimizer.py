@@ -12,7 +12,6 @@ import os
 import time
 from typing import Any, Callable, Mapping, NamedTuple
 
-import jax
 import numpy as np
 
 from jbo import acquisition as acq
@@ -53,11 +52,6 @@ class Result(NamedTuple):
         return np.minimum.accumulate(np.where(np.isnan(self.values), np.inf, self.values))
 
 
-def _enable_dtype(dtype: str):
-    if dtype == "float64" and not jax.config.jax_enable_x64:
-        jax.config.update("jax_enable_x64", True)
-
-
 class Optimizer:
     """Ask/tell Bayesian optimisation of a minimisation problem.
 
@@ -95,7 +89,6 @@ class Optimizer:
 
     def _start(self, space: Space, settings: loop.Settings) -> None:
         self.space, self.settings = space, settings
-        _enable_dtype(settings.dtype)
         self.state = loop.init(settings, space)
         self.history: list[dict] = []
         self.last_info: dict = {}
@@ -175,8 +168,9 @@ class Optimizer:
 
         For a conditional space a configuration holds only its active parameters.
 
-        Points of a batch are chosen one after another, each earlier one entering the model as a
-        fantasy at its predicted mean (kriging believer), so the batch spreads out.
+        Points of a batch are chosen one after another, each earlier one entering the model as a pending
+        point (``pending=``: at its predicted mean, the kriging believer, by default; Monte Carlo fantasies of
+        its outcome with ``pending="fantasies"``), so the batch spreads out.
 
         Args:
           n: batch size (``None``: one configuration, not a list).

@@ -31,10 +31,9 @@ import jax
 import numpy as np
 
 from jbo import acquisition as acq
-from jbo import cache, checks, executors, loop, many, metrics, plotting
+from jbo import cache, checks, executors, loop, many, metrics, plotting, precision
 from jbo import store as store_lib
 from jbo.many import RunValues
-from jbo.optimizer import _enable_dtype
 from jbo.spaces import Space
 
 
@@ -344,13 +343,13 @@ class _Job(NamedTuple):
     jax_cache: str | None = None
 
 
+@precision.float64
 def _run_group(job: _Job, group: Group, runs: list) -> tuple[dict, float]:
     """Make ``runs`` (``[(arm, seed)]``) of one group's program here; with a store, in segments written there.
 
     Returns:
       ``({(arm, seed): record}, compile seconds)``: each record the arrays a store keeps of a finished run.
     """
-    _enable_dtype(group.settings.dtype)
     program = many.program_for(job.fn, job.space, job.budget, group.settings, group.n_init_range, job.stages,
                                job.batch)
     before = program.compile_seconds

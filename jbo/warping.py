@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.scipy.special import ndtri
 
 #: The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
 #: sklearn's usual range of fitted values; ``λ = 1`` is the identity).
-LAMBDAS = jnp.linspace(-2.0, 4.0, 97)
+with jax.enable_x64(True):  # float64 whatever JAX's precision where jbo is imported (held as NumPy)
+    LAMBDAS = np.asarray(jnp.linspace(-2.0, 4.0, 97))
 
 
 #: The quantile whose gap above the best value shifts the ``"shifted-log"`` warp.
@@ -98,8 +100,8 @@ def yeo_johnson_log_likelihood(y, mask, lam):
 
 def yeo_johnson_lambda(y, mask):
     """The grid's ``λ`` of largest profile likelihood (:data:`LAMBDAS`)."""
-    scores = jax.vmap(lambda lam: yeo_johnson_log_likelihood(y, mask, lam))(LAMBDAS.astype(y.dtype))
-    return LAMBDAS.astype(y.dtype)[jnp.argmax(jnp.where(jnp.isfinite(scores), scores, -jnp.inf))]
+    scores = jax.vmap(lambda lam: yeo_johnson_log_likelihood(y, mask, lam))(jnp.asarray(LAMBDAS, y.dtype))
+    return jnp.asarray(LAMBDAS, y.dtype)[jnp.argmax(jnp.where(jnp.isfinite(scores), scores, -jnp.inf))]
 
 
 def yeo_johnson(y, mask):

@@ -13,10 +13,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # Bottom to top; a module may import its own layer and those below. A new module must be placed here.
 LAYERS = {
     "types": ["jbo.types"],
-    "utilities": ["jbo.checks", "jbo.records", "jbo._xla_cpu", "jbo.cache", "jbo.devices", "jbo.journal", "jbo.linalg", "jbo.data",
+    "utilities": ["jbo.checks", "jbo.records", "jbo._xla_cpu", "jbo.precision", "jbo.cache", "jbo.devices", "jbo.journal", "jbo.linalg", "jbo.data",
                   "jbo.warping"],
     "blocks": ["jbo.spaces", "jbo.kernels", "jbo.priors", "jbo.design", "jbo.benchmarks", "jbo.metrics"],
-    "maths": ["jbo.surrogates", "jbo.inference", "jbo.slice", "jbo.acquisition", "jbo.optimize", "jbo.escape",
+    "maths": ["jbo.surrogates", "jbo.inference", "jbo.slice", "jbo.elliptical", "jbo.acquisition", "jbo.optimize", "jbo.escape",
               "jbo.trust"],
     "models": ["jbo.models"],
     "step": ["jbo.loop"],

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jbo import precision
 from jbo.spaces import Real, Space
 
 __all__ = ["Problem", "ConditionalProblem"]
@@ -56,8 +57,12 @@ class Problem(NamedTuple):
         )
 
     def __call__(self, x):
-        """``fn`` on ``jnp.atleast_2d(x)``: a single point ``(dim,)`` gives shape ``(1,)``."""
-        return self.fn(jnp.atleast_2d(jnp.asarray(x)))
+        """``fn`` on ``jnp.atleast_2d(x)``: a single point ``(dim,)`` gives shape ``(1,)``; in float64 for host
+        values (NumPy arrays, numbers), in the dtype of JAX arrays."""
+        if isinstance(x, jax.Array):
+            return self.fn(jnp.atleast_2d(x))
+        with precision.scope():
+            return self.fn(jnp.atleast_2d(jnp.asarray(x, jnp.float64)))
 
     def evaluate(self, config: Mapping[str, float]):
         """Value at a configuration ``{"x1": ..., "x2": ...}`` in user units.
@@ -75,7 +80,8 @@ class Problem(NamedTuple):
         if any(isinstance(config[n], jax.Array) for n in names):
             return self.fn(jnp.stack([jnp.asarray(config[n]) for n in names])[None])[0]
         x = np.asarray([[float(config[n]) for n in names]])
-        return float(self.fn(jnp.asarray(x))[0])
+        with precision.scope():  # a benchmark's value in float64, whatever the caller's JAX precision
+            return float(self.fn(jnp.asarray(x))[0])
 
 
 class ConditionalProblem(NamedTuple):
