@@ -224,11 +224,11 @@ def _check_maximize(config: MaximizeConfig) -> MaximizeConfig:
     for field in ("num_anchors", "top_k"):
         if int(getattr(config, field)) < 1:
             raise ValueError(f"maximize.{field} must be >= 1, got {getattr(config, field)!r}")
-    for field in ("num_local", "num_steps"):
+    for field in ("num_local", "num_steps", "screen"):
         if int(getattr(config, field)) < 0:
             raise ValueError(f"maximize.{field} must be >= 0, got {getattr(config, field)!r}")
     return config._replace(num_anchors=int(config.num_anchors), num_local=int(config.num_local),
-                           top_k=int(config.top_k), num_steps=int(config.num_steps))
+                           top_k=int(config.top_k), num_steps=int(config.num_steps), screen=int(config.screen))
 
 
 # ----------------------------------------------------------------------------- the traced suggestion

@@ -27,6 +27,10 @@ class MaximizeConfig(NamedTuple):
       top_k: anchors refined by Adam.
       num_steps: Adam steps.
       learning_rate: Adam step size (unit-cube units).
+      screen: when positive and smaller than the anchors, the anchors are first scored under one hyperparameter
+        sample and only the ``screen`` best are scored under all of them (a model's integrated score costs one
+        prediction per sample and anchor: 20 000 anchors under 10 samples dominated BOCK's suggestion at
+        d = 100); ``0``: every anchor under every sample.
     """
 
     num_anchors: int = 1024
@@ -35,6 +39,7 @@ class MaximizeConfig(NamedTuple):
     top_k: int = 10
     num_steps: int = 100
     learning_rate: float = 0.01
+    screen: int = 0
 
 
 def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale: float) -> np.ndarray:
@@ -46,7 +51,7 @@ def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale:
 
 
 def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01,
-             bounds=None):
+             bounds=None, screen: tuple[Callable, int] | None = None):
     """Maximise ``score_fn`` over the unit cube (or the box ``bounds``) from the best of ``anchors``.
 
     Traceable (call it inside your own ``jit``). Called outside ``jit`` with a score that is a
@@ -63,17 +68,24 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
       learning_rate: Adam step size.
       bounds: ``(lower (D,), upper (D,))`` the steps are projected onto (the anchors should lie in it), or
         ``None``: the unit cube.
+      screen: ``(cheap_score_fn, keep)``: only the ``keep`` anchors best under ``cheap_score_fn`` are scored by
+        ``score_fn`` (:attr:`MaximizeConfig.screen`), or ``None``.
     Returns:
       ``(x, score)``: the best point visited ``(D,)`` and its score.
     """
-    if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer):
+    if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer) and screen is None:
         return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate,
                                   bounds=bounds)
-    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds)
+    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds, screen)
 
 
-def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float, bounds=None):
+def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float, bounds=None,
+              screen=None):
     lower, upper = (0.0, 1.0) if bounds is None else bounds
+    if screen is not None and 0 < screen[1] < anchors.shape[0]:
+        cheap = screen[0](anchors)
+        _, kept = jax.lax.top_k(jnp.where(jnp.isnan(cheap), -jnp.inf, cheap), screen[1])
+        anchors = anchors[kept]
     anchor_scores = score_fn(anchors)
     anchor_scores = jnp.where(jnp.isnan(anchor_scores), -jnp.inf, anchor_scores)
     top_scores, top_idx = jax.lax.top_k(anchor_scores, min(top_k, anchors.shape[0]))

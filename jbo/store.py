@@ -119,8 +119,11 @@ class Store:
         except FileNotFoundError:
             return None
 
-    def open(self, header: dict) -> dict:
+    def open(self, header: dict, normalise=None) -> dict:
         """Check ``header`` (objective, space, budget, stages, arms) against the stored one and add its new arms.
+
+        ``normalise``: ``arm settings -> arm settings``, applied to a stored arm before the comparison (an option
+        added to jbo since the store was written takes its default there); ``None``: compared as stored.
 
         Raises:
           StoreError: the store was written for another objective, space, budget or stages, or with other
@@ -140,7 +143,13 @@ class Store:
                     problems += [f"{field} {d}" for d in _differences(stored.get(field), header.get(field))]
                 for arm, settings in header["arms"].items():
                     if arm in stored["arms"]:
-                        problems += [f"arm {arm!r} {d}" for d in _differences(stored["arms"][arm], settings)]
+                        kept = stored["arms"][arm]
+                        if normalise is not None:
+                            try:
+                                kept = json.loads(json.dumps(normalise(kept)))
+                            except (TypeError, ValueError):
+                                pass  # not readable as settings here: compared as stored
+                        problems += [f"arm {arm!r} {d}" for d in _differences(kept, settings)]
                 if problems:
                     raise StoreError(f"the store {self.path!r} holds another study: " + "; ".join(problems)
                                      + ". Use another store, or the stored study's options.")

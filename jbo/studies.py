@@ -294,7 +294,8 @@ def study(fn: Callable, space: Space, budget: int, seeds, arms: Mapping[str, dic
     if store is not None:
         kept = store_lib.Store(store)
         kept.open({"objective": store_lib.describe_objective(fn), "space": space.to_dict(), "budget": budget,
-                   "stages": None if stages is None else [int(c) for c in stages], "arms": _jsonable(configs)})
+                   "stages": None if stages is None else [int(c) for c in stages], "arms": _jsonable(configs)},
+                  normalise=lambda arm: _jsonable(loop.Settings.from_dict(arm).to_dict()))
     job = _Job(fn, space, budget, stages, batch, workers, None if kept is None else kept.path, segments,
                store_points)
     results: dict = {}

@@ -177,3 +177,16 @@ def test_a_study_on_a_dask_cluster_survives_a_killed_worker(uninterrupted, tmp_p
         thread.join(timeout=900)
     assert "result" in outcome
     np.testing.assert_array_equal(outcome["result"].values, reference.values)
+
+
+def test_a_store_written_before_an_option_existed_continues(uninterrupted, tmp_path):
+    """An arm stored without an option jbo has since added (at its default) is the same arm."""
+    _, path = uninterrupted
+    copy = tmp_path / "older"
+    os.makedirs(copy)
+    header = json.load(open(os.path.join(path, store_lib.HEADER)))
+    for arm in header["arms"].values():
+        arm["maximize"].pop("screen", None)
+    json.dump(header, open(copy / store_lib.HEADER, "w"))
+    jbo.study(BRANIN.evaluate, BRANIN.space(), budget=BUDGET, seeds=[0], arms={"random": ARMS["random"]},
+              store=str(copy))

@@ -195,11 +195,14 @@ def propose(key, surrogate: Surrogate, params, inputs: Inputs, acquisition: Acqu
             raise ValueError(f"surrogate {surrogate.name!r} has no predict_joint: Thompson sampling needs one")
         return acq.thompson_sample(k, surrogate.predict_joint, posteriors, anchors)
 
-    def score(fn, log_domain):
+    def score(fn, log_domain, posteriors=posteriors):
         return acq.integrate(surrogate.predict, posteriors, fn, log_domain, best)
 
+    def screen(fn, log_domain):  # the anchors' first scoring, under the first sample (MaximizeConfig.screen)
+        return score(fn, log_domain, jax.tree_util.tree_map(lambda a: a[:1], posteriors))
+
     return search(key, acquisition, inputs.ucb_beta, anchors, score, thompson, log_feasibility, exclusion,
-                  inputs.choice, inputs.region)
+                  inputs.choice, inputs.region, screen)
 
 
 def hyperparameter_means(params) -> dict:
@@ -210,7 +213,7 @@ def hyperparameter_means(params) -> dict:
 
 
 def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson, log_feasibility=None,
-           exclusion=None, choice=None, region=None):
+           exclusion=None, choice=None, region=None, screen_of=None):
     """What every proposal ends with: Thompson sampling on the anchors, or the acquisition's score
     maximised from them (:func:`jbo.optimize.maximize`), discounted by the probability of feasibility.
 
@@ -225,6 +228,8 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
       exclusion: region where the score is ``-inf`` (:func:`jbo.escape.exclude`), or ``None``.
       choice: which option of a :class:`jbo.acquisition.Choice` (``Inputs.choice``).
       region: ``(lower, upper)`` the search keeps to (``Inputs.region``), or ``None``: the unit cube.
+      screen_of: as ``score_of`` under one hyperparameter sample, for :attr:`jbo.optimize.MaximizeConfig.screen`,
+        or ``None``.
     Returns:
       ``(x (D,), score)``.
     """
@@ -232,11 +237,14 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
         if log_feasibility is not None:
             raise ValueError(acq.CONSTRAINED_NEEDS_LOG)
         return anchors[thompson(key)], jnp.zeros((), anchors.dtype)
-    score = acq.integrated(acquisition.function, score_of, ucb_beta, choice, log_feasibility)
-    if exclusion is not None:
-        score = escape.exclude(score, *exclusion)
     config = acquisition.maximize
-    return maximize(score, anchors, config.top_k, config.num_steps, config.learning_rate, region)
+
+    def scored(of):
+        score = acq.integrated(acquisition.function, of, ucb_beta, choice, log_feasibility)
+        return score if exclusion is None else escape.exclude(score, *exclusion)
+
+    screen = (scored(screen_of), config.screen) if screen_of is not None and config.screen else None
+    return maximize(scored(score_of), anchors, config.top_k, config.num_steps, config.learning_rate, region, screen)
 
 
 def warp_evidence(surrogate: Surrogate, params, data, log_jacobian=0.0, num_fitted: int = 0):
