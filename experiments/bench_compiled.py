@@ -10,7 +10,7 @@ from which BENCHMARKS.md is regenerated: ``experiments/report.py``; ``--report-o
   the defaults (GP, slice sampling, EI), with an empty compilation cache and with a warm one,
   against Optuna's GPSampler doing the same run (``--peers-python``: an interpreter with optuna,
   see experiments/requirements-peers.txt). Runs alternate; medians over ``--repeats``.
-* ``step``: the README's "write your own BO step" loop against ``jbo.Optimizer`` suggestions at the
+* ``step``: the guide's (docs/guide.md) "write your own BO step" loop against ``jbo.Optimizer`` suggestions at the
   same N (same padded size, MAP), steady iterations only.
 * ``parity``: 30 seeds of Hartmann6 at 100 evaluations with the defaults through ``minimize_many``
   and through ``minimize``: mean best and its standard error.
@@ -134,7 +134,7 @@ def part_step(args) -> dict:
     import jbo
     from jbo.benchmarks import get_problem
 
-    readme = open(os.path.join(_common.ROOT, "README.md"), encoding="utf-8").read()
+    readme = open(os.path.join(_common.ROOT, "docs", "guide.md"), encoding="utf-8").read()
     block = re.search(r"```python\n(.*?)```", readme[readme.index("## Write your own BO step"):], re.S).group(1)
     timed = block.replace("for i in range(20):\n", "times = []\nfor i in range(20):\n    t0 = time.perf_counter()\n")
     assert "times = []" in timed

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 
 
 class Reference(NamedTuple):
-    """The Gaussian :math:`\mathcal{N}(\mu, \mathrm{diag}(s^2))`: ``mean`` and standard deviations ``scale``,
+    r"""The Gaussian :math:`\mathcal{N}(\mu, \mathrm{diag}(s^2))`: ``mean`` and standard deviations ``scale``,
     both ``(P,)``."""
 
     mean: jnp.ndarray
@@ -39,7 +39,7 @@ class Reference(NamedTuple):
         return -0.5 * jnp.sum(((z - self.mean) / self.scale) ** 2)
 
     def draw(self, key, dtype):
-        """A draw of the centred Gaussian :math:`\mathcal{N}(0, \mathrm{diag}(s^2))`."""
+        r"""A draw of the centred Gaussian :math:`\mathcal{N}(0, \mathrm{diag}(s^2))`."""
         return self.scale * jax.random.normal(key, self.mean.shape, dtype)
 
 

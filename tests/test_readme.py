@@ -1,4 +1,4 @@
-"""Every code block of README.md, and DESIGN.md's, runs as written, each in a fresh working directory.
+"""Every code block of README.md, docs/guide.md and DESIGN.md runs as written, each in a fresh working directory.
 
 A test may shorten a block's budget by editing its text (and asserts that the text it edits is there);
 nothing else is changed, so what a reader runs is what is tested. Where compiling a model would make a
@@ -26,6 +26,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 DESIGN = os.path.join(ROOT, "DESIGN.md")
+GUIDE = os.path.join(ROOT, "docs", "guide.md")
 
 
 def read(path) -> str:
@@ -90,15 +91,15 @@ BLOCKS = {
     ("README.md", "Many runs as one compiled program", 0): "test_many_runs_example_runs",
     ("README.md", "Many runs as one compiled program", 1): "test_study_example_runs",
     ("README.md", "Many runs as one compiled program", 2): "test_stored_study_example_continues",
-    ("README.md", "Many runs as one compiled program", 3): "test_cluster_study_example_runs_twice",
-    ("README.md", "Write your own BO step", 0): "test_own_step_example_runs",
-    ("README.md", BRING_YOUR_OWN, 0): "test_bring_your_own_module_runs_twice",
-    ("README.md", BRING_YOUR_OWN, 1): "test_bring_your_own_runs_and_a_fresh_process_resumes_it",
+    ("guide.md", "Studies on a cluster", 0): "test_cluster_study_example_runs_twice",
+    ("guide.md", "Write your own BO step", 0): "test_own_step_example_runs",
+    ("guide.md", BRING_YOUR_OWN, 0): "test_bring_your_own_module_runs_twice",
+    ("guide.md", BRING_YOUR_OWN, 1): "test_bring_your_own_runs_and_a_fresh_process_resumes_it",
     ("README.md", PARALLEL, 0): "tests/test_executors.py::test_readme_parallel_example_runs",
-    ("README.md", PARALLEL, 1): "test_default_process_pool_script_runs_twice",
+    ("guide.md", "Workers on one machine", 0): "test_default_process_pool_script_runs_twice",
     ("README.md", "Constraints", 0): "test_constraints_example_runs",
     ("README.md", "Inside Optuna", 0): "test_inside_optuna_example_runs_twice",
-    ("README.md", "Inside Optuna", 1): "test_optuna_workers_share_the_study",
+    ("guide.md", "Optuna workers", 0): "test_optuna_workers_share_the_study",
     ("README.md", "Command line", 0): "test_command_line_example_runs_twice",
     ("DESIGN.md", OWN_PIECES, 0): "test_design_pieces_run_twice_and_a_fresh_process_resumes_them",
 }
@@ -106,7 +107,7 @@ BLOCKS = {
 
 def test_every_block_has_a_test():
     blocks = {(os.path.basename(path), heading, index)
-              for path in (README, DESIGN) for heading, index, lang, _ in code_blocks(path)
+              for path in (README, GUIDE, DESIGN) for heading, index, lang, _ in code_blocks(path)
               if not (path == DESIGN and lang == "")}  # DESIGN's diagrams are not code
     assert blocks == set(BLOCKS), (blocks - set(BLOCKS), set(BLOCKS) - blocks)
     for name in set(BLOCKS.values()):
@@ -227,7 +228,7 @@ def test_stored_study_example_continues(tmp_path, monkeypatch):
 def test_cluster_study_example_runs_twice(tmp_path):
     """Shortened to 2 seeds of 10 evaluations; the second run reads the store."""
     script = tmp_path / "cluster.py"
-    script.write_text(shortened(block("Many runs as one compiled program", 3),
+    script.write_text(shortened(block("Studies on a cluster", 0, GUIDE),
                                 ("budget=60, seeds=range(10)", "budget=10, seeds=range(2)")))
     for _ in range(2):
         lines = run_script(script, cwd=tmp_path, timeout=900)
@@ -237,7 +238,7 @@ def test_cluster_study_example_runs_twice(tmp_path):
 
 def test_own_step_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    exec(compile(python_block("Write your own BO step"), "README.md: Write your own BO step", "exec"),
+    exec(compile(python_block("Write your own BO step", GUIDE), "README.md: Write your own BO step", "exec"),
          {"__name__": "__readme__"})
     assert float(capsys.readouterr().out) < 0.0  # the best of 28 evaluations of Hartmann6 (values <= 0)
 
@@ -257,7 +258,7 @@ def test_own_step_example_runs_at_steady_speed(monkeypatch, tmp_path):
 
     monkeypatch.setattr(acquisition.IntegratedScore, "__call__", counting)
     monkeypatch.chdir(tmp_path)
-    code = shortened(python_block("Write your own BO step"), ("range(20)", "range(6)"),
+    code = shortened(python_block("Write your own BO step", GUIDE), ("range(20)", "range(6)"),
                      ("    data = pad_data(", "    traced_before = len(traces)\n    data = pad_data("),
                      ("    x = np.vstack(", "    counts.append(len(traces) - traced_before)\n    x = np.vstack("))
     namespace = {"counts": [], "traces": traces}
@@ -269,7 +270,7 @@ def test_bring_your_own_module_runs_twice(tmp_path, monkeypatch, capsys):
     """``python byo.py`` (as ``__main__``, in this process; budget 5: Branin's initial design) twice: the
     journal names the pieces by the script's module name, and the second run resumes it although the
     pieces it passes are ``__main__``'s, not the imported ``byo``'s."""
-    (tmp_path / "byo.py").write_text(shortened(python_block(BRING_YOUR_OWN), ("budget=12", "budget=5")))
+    (tmp_path / "byo.py").write_text(shortened(python_block(BRING_YOUR_OWN, GUIDE), ("budget=12", "budget=5")))
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
@@ -286,7 +287,7 @@ def test_bring_your_own_module_runs_twice(tmp_path, monkeypatch, capsys):
 @pytest.mark.slow  # fresh processes compiling a model of user pieces; tests/test_bring_your_own.py has them by default
 def test_bring_your_own_runs_and_a_fresh_process_resumes_it(tmp_path):
     """As written: ``python byo.py`` twice, then the resume block in a new process, which imports ``byo``."""
-    module, resume = python_blocks(BRING_YOUR_OWN)
+    module, resume = python_blocks(BRING_YOUR_OWN, GUIDE)
     (tmp_path / "byo.py").write_text(module)
     (tmp_path / "resume.py").write_text(resume)
     first = run_script("byo.py", cwd=tmp_path)
@@ -298,7 +299,7 @@ def test_bring_your_own_runs_and_a_fresh_process_resumes_it(tmp_path):
 def test_default_process_pool_script_runs_twice(tmp_path):
     """``python workers.py``: the default pool's spawned workers import the script (the guard keeps them
     from starting the run again); run again, it resumes its journal."""
-    script = shortened(python_blocks(PARALLEL)[1], ("budget=24", "budget=5"))  # the initial design: no model to compile
+    script = shortened(python_block("Workers on one machine", GUIDE), ("budget=24", "budget=5"))  # the initial design: no model to compile
     assert 'if __name__ == "__main__":' in script and "executor" not in script
     (tmp_path / "workers.py").write_text(script)
     first = run_script("workers.py", cwd=tmp_path)
@@ -344,7 +345,7 @@ def test_optuna_workers_share_the_study(tmp_path):
 
     script = shortened(python_block("Inside Optuna"), OPTUNA_MAP, ("n_trials=30", "n_trials=4"))
     (tmp_path / "tune.py").write_text(script)
-    command = block("Inside Optuna", 1).split("#")[0].strip().replace("python ", f"{shlex.quote(sys.executable)} ")
+    command = block("Optuna workers", 0, GUIDE).split("#")[0].strip().replace("python ", f"{shlex.quote(sys.executable)} ")
     assert command.startswith("for i in 1 2 3 4; do")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
     out = subprocess.run(["bash", "-c", f"set -e; {command}"], cwd=tmp_path, env=env, capture_output=True,
