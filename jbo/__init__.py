@@ -20,12 +20,6 @@ import os as _os
 # OPENBLAS_NUM_THREADS from the user wins.
 _os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-# The batched-LAPACK deadlock of jaxlib 0.10 (jbo/_xla_cpu.py): batched LAPACK calls are lowered on CPU to
-# loops of unbatched ones where this JAX needs it (JBO_SERIAL_LAPACK=0 keeps JAX's lowering).
-from jbo import _xla_cpu  # noqa: E402
-
-_xla_cpu.serialize_batched_lapack()
-
 from jbo import acquisition, kernels, models, surrogates  # noqa: E402
 from jbo.many import ManyResult, minimize_many  # noqa: E402
 from jbo.optimizer import Optimizer, Result, minimize  # noqa: E402

@@ -14,17 +14,21 @@ Both stalls leave every runtime thread idle and the caller waiting forever in ``
    thread blocks and no thread is left to run the chunks: gdb showed both ``tf_XLAEigen`` threads in
    ``lapack_dtrsm_ffi`` → ``ParallelBatchMap`` → ``BlockingCounter::Wait``. Seen with the ``matern``
    model in float64 on 20-d Rosenbrock: the ask/tell loop stopped at 110 evaluations and
-   ``minimize_many`` within seconds at 200. :func:`serialize_batched_lapack` lowers a batched call of
+   ``minimize_many`` within seconds at 200. jbo lowers a batched call of
    these primitives on CPU to a loop over the batch of unbatched calls, which LAPACK runs inline, so no
    thread ever waits on the pool. Each matrix is factorised or solved by the same LAPACK routine as
-   before, so the values are unchanged; the batch only loses the parallelism across its matrices.
-   ``JBO_SERIAL_LAPACK=0`` in the environment leaves JAX's lowering alone.
+   before, so the values are unchanged; the batch only loses the parallelism across its matrices. jbo
+   lowers its own programs so (:func:`serial_lapack`, around :class:`jbo.cache.Program`'s and whole runs'
+   lowering); the user's programs keep JAX's lowering. ``JBO_SERIAL_LAPACK=0`` turns it off, ``=1`` on where
+   the jaxlib is not :func:`affected`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import threading
 
 _SCHEDULER_FLAG = "xla_cpu_enable_concurrency_optimized_scheduler"
 AFFECTED = (0, 11)  # jaxlib releases before this one have both deadlocks (seen on 0.10.2)
@@ -76,32 +80,64 @@ def _batched_as_loop(primitive, original):
     return rule
 
 
-def serialize_batched_lapack() -> bool:
-    """Install the looped CPU lowering for JAX's batched LAPACK primitives (see the module docstring).
+_PRIMITIVES = ("triangular_solve_p", "cholesky_p", "lu_p", "eigh_p", "geqrf_p", "householder_product_p", "svd_p")
+_LOCK = threading.RLock()
+_DEPTH = [0]
+_SAVED: dict = {}
 
-    Returns:
-      Whether it was installed (``False`` when ``JBO_SERIAL_LAPACK=0``, by default on a jaxlib not
-      :func:`affected`, or when this JAX keeps its lowerings elsewhere: the workaround then stays off).
+
+def _cpu_lowerings():
+    """JAX's table of CPU lowering rules and jbo's looped rule for each LAPACK primitive in it, or ``None``.
+
+    The table is an attribute of the public module ``jax.interpreters.mlir`` (``_platform_specific_lowerings``);
+    where this JAX has no such table, or the primitives are elsewhere, the workaround is unavailable and
+    :func:`serial_lapack` does nothing (feature-detected, tested by ``tests/test_xla_cpu.py``).
     """
-    if os.environ.get("JBO_SERIAL_LAPACK", "1" if affected() else "0") == "0":
-        return False
-    try:
-        from jax._src.interpreters import mlir as mlir_internal
-        from jax._src.lax import linalg
-
-        table = mlir_internal._platform_specific_lowerings["cpu"]
-        primitives = [getattr(linalg, name) for name in
-                      ("triangular_solve_p", "cholesky_p", "lu_p", "eigh_p", "geqrf_p", "householder_product_p",
-                       "svd_p") if hasattr(linalg, name)]
-    except (ImportError, AttributeError, KeyError):
-        return False
+    import jax.lax.linalg as linalg
     from jax.interpreters import mlir
 
-    for primitive in primitives:
-        entry = table.get(primitive)
-        if entry is None or getattr(entry.rule, "_jbo_serialized", False):
-            continue
-        rule = _batched_as_loop(primitive, entry.rule)
-        rule._jbo_serialized = True
-        mlir.register_lowering(primitive, rule, platform="cpu")
-    return True
+    table = getattr(mlir, "_platform_specific_lowerings", {}).get("cpu")
+    if table is None:
+        return None
+    rules = {}
+    for name in _PRIMITIVES:
+        primitive = getattr(linalg, name, None)
+        entry = None if primitive is None else table.get(primitive)
+        if entry is not None and hasattr(entry, "rule"):
+            rules[primitive] = (entry, _batched_as_loop(primitive, entry.rule))
+    return table, rules
+
+
+def enabled() -> bool:
+    """Whether jbo lowers batched LAPACK calls as loops: on an :func:`affected` jaxlib unless
+    ``JBO_SERIAL_LAPACK=0``, or wherever ``JBO_SERIAL_LAPACK=1``."""
+    return os.environ.get("JBO_SERIAL_LAPACK", "1" if affected() else "0") != "0"
+
+
+@contextlib.contextmanager
+def serial_lapack():
+    """Within this context (jbo lowering its own programs) batched LAPACK calls lower on CPU to loops of unbatched
+    ones (see the module docstring); outside it, JAX's own lowering, for the user's programs too. Re-entrant and
+    thread-safe; a no-op where not :func:`enabled` or where this JAX keeps its lowerings elsewhere."""
+    found = _cpu_lowerings() if enabled() else None
+    if found is None:
+        yield
+        return
+    table, rules = found
+    with _LOCK:
+        if _DEPTH[0] == 0:
+            from jax.interpreters import mlir
+
+            for primitive, (entry, rule) in rules.items():
+                _SAVED[primitive] = entry
+                mlir.register_lowering(primitive, rule, platform="cpu", inline=getattr(entry, "inline", True))
+        _DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        with _LOCK:
+            _DEPTH[0] -= 1
+            if _DEPTH[0] == 0:
+                for primitive, entry in _SAVED.items():
+                    table[primitive] = entry
+                _SAVED.clear()

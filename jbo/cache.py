@@ -384,8 +384,9 @@ class Program:
                 except Exception:  # a stored program that does not run: forget it, compile afresh
                     with contextlib.suppress(OSError):
                         os.remove(path)
-        executable = self.jitted.lower(*args, **kwargs).compile(
-            compiler_options=_xla_cpu.compiler_options(jax.default_backend()))
+        with _xla_cpu.serial_lapack():
+            lowered = self.jitted.lower(*args, **kwargs)
+        executable = lowered.compile(compiler_options=_xla_cpu.compiler_options(jax.default_backend()))
         self.stats["compiled"] += 1
         if path is not None and _room_to_store():
             _store(executable, path)

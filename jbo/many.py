@@ -431,7 +431,7 @@ class Program:
         if (width, part) not in self._compiled:
             begin = time.perf_counter()
             key, values = self._examples(width)
-            with jax.default_matmul_precision("highest"):  # as the ask/tell step (loop.full_precision)
+            with jax.default_matmul_precision("highest"), _xla_cpu.serial_lapack():  # as the ask/tell step
                 if part == "start":
                     fn = self.parts.start if width is None else jax.vmap(self.parts.start)
                     lowered = jax.jit(fn).lower(key, values)

@@ -1,5 +1,6 @@
-"""jbo's workaround for XLA:CPU's batched-LAPACK deadlock (jbo._xla_cpu): batched factorisations and
-solves are lowered on CPU to loops of unbatched LAPACK calls, with the same values."""
+"""jbo's workaround for XLA:CPU's batched-LAPACK deadlock (jbo._xla_cpu): in jbo's own programs, batched
+factorisations and solves are lowered on CPU to loops of unbatched LAPACK calls, with the same values; the user's
+programs keep JAX's lowering."""
 
 import os
 import re
@@ -13,8 +14,18 @@ import pytest
 from jax.scipy.linalg import solve_triangular
 
 import jbo
+from jbo import _xla_cpu
 
-pytestmark = pytest.mark.skipif(jax.default_backend() != "cpu", reason="the workaround is CPU-only")
+pytestmark = [pytest.mark.skipif(jax.default_backend() != "cpu", reason="the workaround is CPU-only"),
+              pytest.mark.skipif(_xla_cpu._cpu_lowerings() is None, reason="this JAX keeps its lowerings elsewhere")]
+
+
+@pytest.fixture(autouse=True)
+def _serial(monkeypatch):
+    """The workaround on, whatever the installed jaxlib (JBO_SERIAL_LAPACK=1), inside the context jbo lowers in."""
+    monkeypatch.setenv("JBO_SERIAL_LAPACK", "1")
+    with _xla_cpu.serial_lapack():
+        yield
 
 
 def _spd(key, batch, n):
@@ -82,15 +93,31 @@ def _child(script: str, **env_extra) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
 
 
-def test_opt_out_keeps_jax_batched_lowering():
-    script = """
+LOWER = """
+import json, re
 import jbo, jax, jax.numpy as jnp
+from jbo import _xla_cpu
 a = jnp.broadcast_to(jnp.eye(4), (3, 4, 4))
-print(jax.jit(jnp.linalg.cholesky).lower(a).as_text())
+dims = lambda text: [int(n) for n in re.findall(r'custom_call @lapack_\\w+\\(.*num_batch_dims = "(\\d+)"', text)]
+before = dims(jax.jit(lambda a: jnp.linalg.cholesky(a)).lower(a).as_text())
+with _xla_cpu.serial_lapack():
+    inside = dims(jax.jit(lambda a: jnp.linalg.cholesky(a) + 0.0).lower(a).as_text())
+after = dims(jax.jit(lambda a: jnp.linalg.cholesky(a) * 1.0).lower(a).as_text())
+print(json.dumps([before, inside, after]))
 """
-    out = _child(script, JBO_SERIAL_LAPACK="0")
+
+
+def test_only_jbos_lowering_is_changed():
+    """A user's program, lowered before or after jbo lowers its own, keeps JAX's batched call."""
+    out = _child(LOWER, JBO_SERIAL_LAPACK="1")
     assert out.returncode == 0, out.stderr[-2000:]
-    assert _lapack_batch_dims(out.stdout) == [1] and "stablehlo.while" not in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "[[1], [0], [1]]"
+
+
+def test_opt_out_keeps_jax_batched_lowering():
+    out = _child(LOWER, JBO_SERIAL_LAPACK="0")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[[1], [1], [1]]"
 
 
 @pytest.mark.slow
