@@ -103,20 +103,73 @@ def collect(figures: bool = False) -> tuple[dict, list[dict]]:
     return sections, claims
 
 
-def render(sections: dict, claims: list[dict]) -> str:
+#: What BENCHMARKS.md keeps of a section: notes (the rest, with every table, is in its details file) and table rows.
+NOTE_LINES = 2
+TABLE_ROWS = 15
+DETAILS = "details"  # folder of the full sections, next to the data (under _common.RESULTS)
+_PROVENANCE = ("- date:", "- machine:", "- command:", "- note:", "- provenance:")
+
+
+def details_path(section: str) -> str:
+    return os.path.join(_common.RESULTS, DETAILS, f"{section}.md")
+
+
+def condense(section: str, text: str) -> str:
+    """What BENCHMARKS.md shows of a section: its heading (anchored), where its data come from (date, commit,
+    machine, command, in one line), its first table (at most :data:`TABLE_ROWS` rows), at most :data:`NOTE_LINES`
+    notes, and a link to the full section (:func:`details_path`: every table, per-seed detail and long notes)."""
+    lines = text.strip().splitlines()
+    heading, body = lines[0], lines[1:]
+    provenance = []
+    for line in body:
+        if line.startswith(_PROVENANCE):
+            provenance.append(line[2:].strip())
+        elif provenance:
+            break
+    table, notes, in_table, done = [], [], False, False
+    for line in body:
+        if line.startswith("|") and not done:
+            table.append(line)
+            in_table = True
+            continue
+        if in_table:
+            done, in_table = True, False
+        if line.strip() and not line.startswith(_PROVENANCE + ("|", "#", "![")) and len(notes) < NOTE_LINES:
+            notes.append(line.strip().removeprefix("- "))
+    rows = len(table) - 2
+    if rows > TABLE_ROWS:
+        table = table[:2 + TABLE_ROWS]
+    link = os.path.relpath(details_path(section), os.path.dirname(_common.BENCHMARKS))
+    title = heading.lstrip("#").strip()
+    out = [f'{heading.split(" ")[0]} <a id="{section}"></a>{title}', ""]
+    if provenance:
+        out += ["Data: " + "; ".join(provenance) + ".", ""]
+    if table:
+        out += table + [""]
+    out += [f"- {note}" for note in notes]
+    more = f" ({rows - TABLE_ROWS} more table rows there)" if rows > TABLE_ROWS else ""
+    out.append(f"- The full section (every table, per-seed detail, notes){more}: [{link}]({link})")
+    return "\n".join(out)
+
+
+def render(sections: dict, claims: list[dict]) -> tuple[str, dict]:
+    """BENCHMARKS.md's text, and ``{path: text}`` of the sections' details files."""
     lines = ["# jbo benchmarks", "", INTRO, "", "## Summary", "",
              "Each paper's claims that jbo's experiments measure, and the library's own bars; `reproduced?` is"
              " decided from the data by the script that owns the section.", "", summary_table(claims), ""]
+    details = {}
     for heading, scripts in PARTS:
         parts = [(section, text) for name in scripts for section, text in sections[name].items()]
-        if not parts and heading not in AUTHORED:
+        if heading in AUTHORED:
+            parts.append((os.path.splitext(os.path.basename(AUTHORED[heading]))[0],
+                          open(AUTHORED[heading]).read()))
+        if not parts:
             continue
         lines += [f"## {heading}", ""]
         for section, text in parts:
-            lines += [f'<a id="{section}"></a>', "", f"<!-- BEGIN {section} -->", _demote(text), f"<!-- END {section} -->", ""]
-        if heading in AUTHORED:
-            lines += [_demote(open(AUTHORED[heading]).read().strip()), ""]
-    return "\n".join(lines).rstrip() + "\n"
+            details[details_path(section)] = text.strip() + "\n"
+            lines += [_demote(condense(section, text)), ""]
+    return "\n".join(lines).rstrip() + "\n", details
 
 
 def update_readme(claims: list[dict], path: str = README) -> None:
@@ -134,8 +187,13 @@ def write(figures: bool = False, readme: bool | None = None) -> str:
     """Regenerate BENCHMARKS.md from the stored results (and the README's headline table when the
     results are the repository's own). Returns the path written."""
     sections, claims = collect(figures)
+    text, details = render(sections, claims)
     with open(_common.BENCHMARKS, "w") as f:
-        f.write(render(sections, claims))
+        f.write(text)
+    for path, detail in details.items():
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(detail)
     if readme if readme is not None else _common.BENCHMARKS == os.path.join(_common.ROOT, "BENCHMARKS.md"):
         update_readme(claims)
     return _common.BENCHMARKS

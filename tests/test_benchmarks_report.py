@@ -17,19 +17,31 @@ def rendered():
 
     sections, claims = report.collect(figures=False)
     assert _common.PLOTS, "collect() restores the figure switch"
-    return report.render(sections, claims), claims
+    text, details = report.render(sections, claims)
+    return text, claims, details
 
 
 def test_benchmarks_md_is_generated_from_the_stored_results(rendered):
-    text, _ = rendered
+    text, _, details = rendered
     with open(os.path.join(ROOT, "BENCHMARKS.md")) as f:
         assert f.read() == text, "BENCHMARKS.md differs from the data: run `python experiments/report.py`"
+    for path, detail in details.items():
+        with open(path) as f:
+            assert f.read() == detail, f"{path} differs from the data: run `python experiments/report.py`"
+
+
+def test_benchmarks_md_is_short_and_links_every_section_in_full(rendered):
+    text, _, details = rendered
+    assert len(text.splitlines()) <= 700
+    for path in details:
+        link = os.path.relpath(path, ROOT)
+        assert f"]({link})" in text, link
 
 
 def test_readme_headline_rows_are_the_summary_s(rendered, tmp_path):
     import report
 
-    _, claims = rendered
+    _, claims, _ = rendered
     assert sum(c["headline"] for c in claims) == 5
     copy = tmp_path / "README.md"
     with open(os.path.join(ROOT, "README.md")) as f:
@@ -40,7 +52,7 @@ def test_readme_headline_rows_are_the_summary_s(rendered, tmp_path):
 
 
 def test_every_claim_is_decided_and_points_at_a_section(rendered):
-    text, claims = rendered
+    text, claims, _ = rendered
     import _common
 
     assert claims
