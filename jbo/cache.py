@@ -5,9 +5,9 @@ through a :class:`Program`: a ``jax.jit`` function whose executables jbo holds i
 the computation depends on (its static arguments, the structure, shapes and dtypes of the others, the
 configuration flags that change tracing). Two consequences:
 
-* **Bounded.** An XLA:CPU executable keeps some tens of memory mappings for its code, and the kernel
-  allows a process ~65 000 (``vm.max_map_count``): a process that compiled a program per search space
-  died after some tens of spaces. The programs of every :class:`Program` share one least-recently-used
+* **Bounded.** An XLA:CPU executable keeps hundreds of memory mappings for its code, and the kernel
+  allows a process ~65 000 (``vm.max_map_count``): without a bound a long-lived process meeting many spaces
+  runs out of them. The programs of every :class:`Program` share one least-recently-used
   list of at most :func:`max_programs` entries; one that falls off is released with its mappings, and
   compiled (or loaded) again when it is needed again.
 * **Stored.** On a CPU, a program whose static arguments :func:`describe` can describe is also written

@@ -29,8 +29,7 @@ class MaximizeConfig(NamedTuple):
       learning_rate: Adam step size (unit-cube units).
       screen: when positive and smaller than the anchors, the anchors are first scored under one hyperparameter
         sample and only the ``screen`` best are scored under all of them (a model's integrated score costs one
-        prediction per sample and anchor: 20 000 anchors under 10 samples dominated BOCK's suggestion at
-        d = 100); ``0``: every anchor under every sample.
+        prediction per sample and anchor); ``0``: every anchor under every sample.
     """
 
     num_anchors: int = 1024

@@ -56,8 +56,8 @@ __all__ = ["Problem", "ConditionalProblem", "PROBLEMS", "get_problem", "list_pro
 
 
 # Problem.fn is jitted once per function, at module level: eager jnp would compile every primitive
-# separately for each new input shape (about 1 s for Levy on 2 CPU cores, against 0.1 s for one
-# jitted compile), and a shared jitted object lets every Problem of that function share the cache.
+# separately for each new input shape (ten times one jitted compile), and a shared jitted object lets every
+# Problem of that function share the cache.
 # Jitted functions still compose with jit, vmap and grad.
 _branin = jax.jit(F.branin)
 _hartmann3 = jax.jit(F.hartmann3)

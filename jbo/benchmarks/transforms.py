@@ -77,7 +77,7 @@ def _generator(key) -> np.random.Generator:
 
     The instance's parameters are host-side NumPy arrays, so they are drawn by NumPy from the
     key's data: the same key gives the same draws, in float64 whatever ``jax_enable_x64`` says,
-    and no JAX sampler has to be compiled for each new dimension (about 1 s of CPU each).
+    and no JAX sampler has to be compiled for each new dimension.
     """
     data = np.asarray(jax.random.key_data(key), dtype=np.uint32)
     if data.ndim != 1:

@@ -85,11 +85,11 @@ class BOCK(StepConfig):
       boundary: BOCK+B's fake boundary point in the predictive variance (``model="bock-b"``).
       degree: ``P``, the highest power of the angular kernel (eq. 7; the paper's default is 3).
       noise_floor: with jbo's priors only (``priors="jbo"``): added to the sampled noise variance, in the
-        units of the standardised targets (default ``1e-10``; jbo's GP's ``1e-6`` until issue #28). It bounds
-        how finely the model resolves values: on BOCK's 20-d Rosenbrock, where a few early values near 10⁶
-        make the targets' standard deviation ~3·10⁵, ``1e-6`` is a noise of ~300 in the objective's units
-        (BENCHMARKS.md, ``bock_table1``, rows ``bock-floor``, ``bock-ev-floor``). Under the authors' priors
-        their noise bound e⁻¹² (in the targets' units) is the floor, as in the reference code.
+        units of the standardised targets (default ``1e-10``; jbo's GP's is ``1e-6``). It bounds how finely the
+        model resolves values: where a few values dominate the targets' spread (Rosenbrock's corners), a floor
+        of ``1e-6`` of that spread can exceed the differences near the optimum (BENCHMARKS.md, ``bock_table1``).
+        Under the authors' priors their noise bound e⁻¹² (in the targets' units) is the floor, as in the
+        reference code.
       units: ``"standardised"`` (default): standardised targets (jbo's priors unless ``priors`` says
         otherwise), invariant to the objective's scale and offset, their Yeo-Johnson warp kept at each
         suggestion where the model's evidence prefers it (``evidence_warp=True``, the default). On BOCK's
@@ -123,7 +123,7 @@ class BOCK(StepConfig):
     """
 
     kind: ClassVar[str] = "bock"
-    # journals from before `units`, and before issue #28's defaults (evidence_warp, noise_floor 1e-10)
+    # what a journal lacking these fields ran with (written before they existed)
     recorded_defaults: ClassVar[dict] = {"units": "standardised", "evidence_warp": False, "noise_floor": 1e-6}
     evidence_warp: bool | None = None
     warp: bool = True

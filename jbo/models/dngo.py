@@ -441,15 +441,13 @@ class DNGO(SampledConfig):
         return MAXIMIZE
 
     def default_output_warping(self) -> str:
-        """Yeo-Johnson (:mod:`jbo.warping`), as the GP's; ``output_warping="none"`` is the default before it
-        and Snoek et al.'s (2015) standardised targets. Measured with :meth:`default_trust_region`
-        (BENCHMARKS.md, ``dngo_vs_tpe`` and ``suite``)."""
+        """Yeo-Johnson (:mod:`jbo.warping`), as the GP's (why: BENCHMARKS.md, ``dngo_vs_tpe`` and ``suite``);
+        ``output_warping="none"`` gives Snoek et al.'s (2015) standardised targets."""
         return "yeo-johnson"
 
     def default_trust_region(self) -> bool:
-        """On (TuRBO-1's trust region, :mod:`jbo.trust`), as the GP's: measured on small budgets against
-        Optuna's TPE and on the shifted-rotated suite (BENCHMARKS.md, ``dngo_vs_tpe`` and ``suite``);
-        ``trust_region=False`` is the default before it and the paper's whole-box search."""
+        """On (TuRBO-1's trust region, :mod:`jbo.trust`), as the GP's (why: BENCHMARKS.md, ``dngo_vs_tpe`` and
+        ``suite``); ``trust_region=False`` is the paper's whole-box search."""
         return True
 
     @classmethod

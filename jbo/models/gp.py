@@ -65,24 +65,18 @@ class GP(StepConfig):
         object.__setattr__(self, "escape", EscapeConfig.from_option(self.escape))
 
     def default_output_warping(self) -> str:
-        """Yeo-Johnson (:mod:`jbo.warping`): measured on the shifted-rotated suite (BENCHMARKS.md, ``suite``),
-        the warped GP is ahead of the unwarped one on most functions at every dimension run, and of
-        Optuna's TPE more often; ``output_warping="none"`` is the default before it. None with ``evidence_warp``
-        (the model warps)."""
+        """Yeo-Johnson (:mod:`jbo.warping`; why: BENCHMARKS.md, ``suite``); none with ``evidence_warp`` (the model
+        warps)."""
         return "none" if self.evidence_warp else "yeo-johnson"
 
     def default_acquisition(self):
         r"""UCB (:math:`\beta = 2`), and EI in a constrained run, where UCB has no product with
-        :math:`P[\text{feasible}]` (:class:`jbo.acquisition.ConstraintAware`). Measured on the shifted-rotated
-        suite (BENCHMARKS.md, ``suite``): ahead of EI on most functions at every dimension run, and of
-        Optuna's samplers more often; ``acquisition="ei"`` is the default before it."""
+        :math:`P[\text{feasible}]` (:class:`jbo.acquisition.ConstraintAware`; why: BENCHMARKS.md, ``suite``)."""
         return acq.ConstraintAware("ucb", "ei")
 
     def default_trust_region(self) -> bool:
-        """On (TuRBO-1's trust region, :mod:`jbo.trust`) unless the escape rule is: measured on the
-        shifted-rotated suite (BENCHMARKS.md, ``suite``), ahead of the global search on most functions at d = 2
-        and 5 and level at d = 10; ``trust_region=False`` is the default before it. The escape rule leaves the
-        incumbent's basin for a search elsewhere, which a region around the incumbent would forbid."""
+        """On (TuRBO-1's trust region, :mod:`jbo.trust`; why: BENCHMARKS.md, ``suite``) unless the escape rule is:
+        it leaves the incumbent's basin for a search elsewhere, which a region around the incumbent would forbid."""
         return not self.escape
 
     @property
