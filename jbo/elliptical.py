@@ -57,8 +57,9 @@ def laplace(logdensity_fn: Callable, mode, inflation: float = 1.5, min_curvature
 
     The curvatures are central second differences, :math:`2P + 1` evaluations of the density and no
     differentiation (a Hessian-vector product through a GP's likelihood costs many evaluations). A diagonal
-    reference ignores the posterior's correlations, which costs shrinkage steps, not exactness. Curvatures are clipped to ``[min_curvature, max_curvature]`` (a flat or non-concave direction, a
-    mode not quite reached, gets a standard deviation of at most 10 unconstrained units times ``c``).
+    reference ignores the posterior's correlations, which costs shrinkage steps, not exactness. Curvatures are
+    clipped to ``[min_curvature, max_curvature]`` (a flat or non-concave direction, a mode not quite reached,
+    gets a standard deviation of at most 10 unconstrained units times ``c``).
 
     Args:
       logdensity_fn: ``(P,) -> scalar``; mode: ``(P,)`` where to expand it.
