@@ -1,4 +1,4 @@
-"""The ``jbo`` command line: ``jbo run``, ``jbo problems``, ``jbo plot``.
+"""The ``jbo`` command line: ``jbo run``, ``jbo problems``, ``jbo plot``, ``jbo study``.
 
 ``jbo run`` with no arguments optimises Branin with the GP, slice-sampled hyperparameters and UCB in a trust
 region for 30 evaluations and writes ``runs/branin-gp-slice-s0/{journal.jsonl,results.json,convergence.png}``.
@@ -224,6 +224,22 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--out", default="jbo-convergence.png", help="figure to write (default jbo-convergence.png)")
     plot.add_argument("--linear", action="store_true", help="linear instead of log y axis")
     plot.set_defaults(func=cmd_plot, subparser=plot)
+
+    study = sub.add_parser(
+        "study", help="run (or continue) a study in a store",
+        description="Run the study a script or module declares (a dict of jbo.study's arguments: fn, space, budget, "
+                    "seeds, arms; or a function returning one) in --store, continuing what is stored there; print "
+                    "its table.")
+    study.add_argument("target", metavar="SCRIPT_OR_MODULE:NAME",
+                       help="e.g. studies.py:ABLATION or mypackage.studies:ablation")
+    study.add_argument("--store", required=True, help="the study's store (a directory)")
+    study.add_argument("--processes", type=_positive_int, default=None,
+                       help="make the runs in this many worker processes (a process pool) instead of here")
+    study.add_argument("--dask", default=None, metavar="ADDRESS",
+                       help="make the runs on the Dask cluster at ADDRESS (e.g. tcp://scheduler:8786)")
+    study.add_argument("--jax-cache", action="store_true",
+                       help="turn on JAX's persistent compilation cache (workers then load the whole runs)")
+    study.set_defaults(func=cmd_study, subparser=study)
     return parser
 
 
@@ -561,6 +577,63 @@ def cmd_plot(args) -> int:
     print(_table(["label", "runs", "evaluations"],
                  [[k, str(len(v)), str(min(len(c) for c in v))] for k, v in groups.items()]))
     print(path)
+    return 0
+
+
+def load_study(target: str) -> dict:
+    """The study ``SCRIPT_OR_MODULE:NAME`` declares: a dict of :func:`jbo.study`'s arguments, or a function
+    returning one."""
+    import importlib
+    import importlib.util
+
+    where, _, name = target.rpartition(":")
+    if not where or not name:
+        raise SystemExit(f"study {target!r}: give SCRIPT_OR_MODULE:NAME, e.g. studies.py:ABLATION")
+    if where.endswith(".py"):
+        if not os.path.exists(where):
+            raise SystemExit(f"study {target!r}: no script {where!r}")
+        sys.path.insert(0, os.path.dirname(os.path.abspath(where)))
+        spec = importlib.util.spec_from_file_location(os.path.splitext(os.path.basename(where))[0], where)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # so that its functions pickle by reference for worker processes
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(where)
+    if not hasattr(module, name):
+        raise SystemExit(f"study {target!r}: {where} defines no {name!r}")
+    declared = getattr(module, name)
+    declared = declared() if callable(declared) else declared
+    missing = {"fn", "space", "budget", "seeds", "arms"} - set(declared)
+    if not isinstance(declared, dict) or missing:
+        raise SystemExit(f"study {target!r}: expected a dict of jbo.study's arguments; missing {sorted(missing)}")
+    return declared
+
+
+def cmd_study(args) -> int:
+    from jbo import cache, studies
+
+    declared = load_study(args.target)
+    if args.jax_cache:
+        cache.enable_jax_cache()
+    executor = None
+    if args.processes and args.dask:
+        raise SystemExit("give --processes or --dask, not both")
+    if args.processes:
+        import concurrent.futures
+        import multiprocessing
+
+        executor = concurrent.futures.ProcessPoolExecutor(args.processes,
+                                                          mp_context=multiprocessing.get_context("spawn"))
+    elif args.dask:
+        import distributed
+
+        executor = distributed.Client(args.dask)
+    try:
+        result = studies.study(**declared, store=args.store, executor=executor)
+    finally:
+        if executor is not None:
+            (executor.close if args.dask else executor.shutdown)()
+    print(result.table())
     return 0
 
 

@@ -311,3 +311,27 @@ def test_model_options_come_from_the_configs_fields(capsys):
             in capsys.readouterr().err
     finally:
         models.SHORTCUTS.pop("nearby")
+
+
+STUDY_SCRIPT = '''
+import jbo
+from jbo.benchmarks import get_problem
+
+problem = get_problem("branin")
+ABLATION = dict(fn=problem.evaluate, space=problem.space(), budget=8, seeds=[0, 1],
+                arms={"map": dict(inference="map", n_init=4), "random": dict(model="random")})
+'''
+
+
+def test_study_command_runs_and_continues_a_declared_study(tmp_path, capsys):
+    (tmp_path / "studies.py").write_text(STUDY_SCRIPT)
+    store = tmp_path / "store"
+    assert cli.main(["study", f"{tmp_path / 'studies.py'}:ABLATION", "--store", str(store)]) == 0
+    first = capsys.readouterr().out
+    assert "| map |" in first and "| random |" in first and (store / "study.json").exists()
+    assert cli.main(["study", f"{tmp_path / 'studies.py'}:ABLATION", "--store", str(store)]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split("|")[2] == first.splitlines()[2].split("|")[2]
+    with pytest.raises(SystemExit, match="defines no 'NOPE'"):
+        cli.main(["study", f"{tmp_path / 'studies.py'}:NOPE", "--store", str(store)])
+    with pytest.raises(SystemExit, match="SCRIPT_OR_MODULE:NAME"):
+        cli.main(["study", "studies.py", "--store", str(store)])
