@@ -30,7 +30,7 @@ import time  # noqa: E402
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-from jbo import __version__, inference, loop, metrics, models, plotting, records, warping  # noqa: E402
+from jbo import __version__, cache, inference, loop, metrics, models, plotting, records, studies, warping  # noqa: E402
 from jbo import journal as journal_io  # noqa: E402
 from jbo.benchmarks import get_problem, list_problems  # noqa: E402
 from jbo.optimizer import minimize, setting_of  # noqa: E402
@@ -610,8 +610,6 @@ def load_study(target: str) -> dict:
 
 
 def cmd_study(args) -> int:
-    from jbo import cache, studies
-
     declared = load_study(args.target)
     if args.jax_cache:
         cache.enable_jax_cache()
