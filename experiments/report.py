@@ -35,7 +35,7 @@ PARTS = (
     ("The core: quality against peers, and features",
      ("core_quality", "hartmann6_traps", "escape_ablation", "constrained", "parallel_workers", "optuna_sampler", "suite")),
     ("Speed", ("bench_suggest", "bench_chains", "bench_devices", "bench_compiled", "bench_study", "bench_byo",
-               "bench_programs", "bench_store")),
+               "bench_programs", "bench_store", "bench_highdim")),
 )
 # Measured by hand, kept as written (each row names how it was measured).
 AUTHORED = {"Speed": os.path.join(os.path.dirname(os.path.abspath(__file__)), "design_choices.md")}
