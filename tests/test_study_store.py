@@ -190,3 +190,37 @@ def test_a_store_written_before_an_option_existed_continues(uninterrupted, tmp_p
     json.dump(header, open(copy / store_lib.HEADER, "w"))
     jbo.study(BRANIN.evaluate, BRANIN.space(), budget=BUDGET, seeds=[0], arms={"random": ARMS["random"]},
               store=str(copy))
+
+
+def test_runs_side_by_side_continue_from_their_segments(tmp_path, monkeypatch):
+    """batch="vmap": a study interrupted after some segments continues the batch from the stored carries and
+    gives the values of the uninterrupted study (same batched programs)."""
+    from jbo import studies
+
+    arms = {"ei": ARMS["ei"]}
+    whole = jbo.study(BRANIN.evaluate, BRANIN.space(), budget=BUDGET, seeds=[0, 1, 2], arms=arms, batch="vmap",
+                      store=str(tmp_path / "whole"), segments=SEGMENTS)
+    calls = {"n": 0}
+    original = studies._segments
+
+    def interrupting(kept, runs, segmenting, budget):
+        segments = original(kept, runs, segmenting, budget)
+
+        def saved(r, position, leaves, seconds):
+            segments.saved(r, position, leaves, seconds)
+            calls["n"] += 1
+            if calls["n"] == 3:
+                raise KeyboardInterrupt
+
+        return segments._replace(saved=saved)
+
+    monkeypatch.setattr(studies, "_segments", interrupting)
+    path = str(tmp_path / "killed")
+    with pytest.raises(KeyboardInterrupt):
+        jbo.study(BRANIN.evaluate, BRANIN.space(), budget=BUDGET, seeds=[0, 1, 2], arms=arms, batch="vmap",
+                  store=path, segments=SEGMENTS)
+    assert _count(path, "partial") == 3 and _count(path, "runs") == 0
+    monkeypatch.setattr(studies, "_segments", original)
+    result = jbo.study(BRANIN.evaluate, BRANIN.space(), budget=BUDGET, seeds=[0, 1, 2], arms=arms, batch="vmap",
+                       store=path, segments=SEGMENTS)
+    np.testing.assert_array_equal(result.values, whole.values)
