@@ -57,6 +57,7 @@ FIXED = ("branin", "six_hump_camel", "goldstein_price", "beale", "booth", "matya
 #: the same chains each moved by 10 sweeps per suggestion, keeping the last (``thin=10``: ten times the sweeps, the
 #: wall time of one chain where the chains run side by side), ``gp-chains-thin3`` by 3, against ``gp``.
 #: ``gp-log``: the default with the shifted-log output warp (:mod:`jbo.warping`) instead of Yeo-Johnson, against ``gp``.
+#: ``gp-elliptical``: the default with elliptical slice sampling (``inference="elliptical"``), against ``gp``.
 GLOBAL = {"trust_region": False}
 ARMS = {
     "gp": {},
@@ -74,6 +75,7 @@ ARMS = {
     "gp-chains-thin10": {"num_chains": 10, "thin": 10},
     "gp-chains-thin3": {"num_chains": 10, "thin": 3},
     "gp-log": {"output_warping": "shifted-log"},
+    "gp-elliptical": {"inference": "elliptical"},
     "dngo": {"model": "dngo"},
     "dngo-paper": {"model": "dngo", **_common.PAPER_DNGO},
     "dngo-trust": {"model": "dngo", "output_warping": "none", "trust_region": True},
@@ -81,7 +83,8 @@ ARMS = {
 #: The exploration arms, reported apart from the main table, each against the default it was measured against.
 EXPLORATION = {"gp-global": "gp-ei", "gp-thompson": "gp-ei", "gp-mixture": "gp-ei", "gp-wide": "gp-ei",
                "gp-design": "gp-ei", "gp": "gp-global", "gp-trust-rank": "gp", "gp-map": "gp", "gp-chains": "gp",
-               "gp-chains-thin10": "gp", "gp-chains-thin3": "gp", "gp-log": "gp", "dngo": "dngo-paper",
+               "gp-chains-thin10": "gp", "gp-chains-thin3": "gp", "gp-log": "gp", "gp-elliptical": "gp",
+               "dngo": "dngo-paper",
                "dngo-trust": "dngo-paper"}
 #: The arms of the main table: the default and the defaults before it.
 MAIN = ("gp", "gp-global", "gp-ei", "gp-none", "gp-rank")
@@ -377,7 +380,9 @@ def exploration(results: dict) -> list[str]:
             "`gp-chains-thin10` the same chains moved by 10 sweeps each per suggestion (`thin=10`: ten times the "
             "sweeps; on an accelerator, where the chains run side by side, the wall time of one chain) and "
             "`gp-chains-thin3` by 3, all against `gp`; `gp-log`: the default with the shifted-log output warp (log "
-            "of the gap above the best value, `jbo.warping`) instead of Yeo-Johnson, against `gp`. `wins`: functions "
+            "of the gap above the best value, `jbo.warping`) instead of Yeo-Johnson, against `gp`; `gp-elliptical`: "
+            "the default with elliptical slice sampling against the Laplace reference at the mode "
+            "(`inference=\"elliptical\"`), against `gp`. `wins`: functions "
             "where the arm's mean is lower.", "",
             "| d, budget | arm | against | seeds | wins of the arm | mean score (arm) | mean score (against) | "
             "behind random on |", "|---|---|---|---|---|---|---|---|", *rows, ""]
