@@ -67,7 +67,7 @@ PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
 EXTRA_PROBLEMS = ("rosenbrock_raw",)
 METHODS = ("bock", "matern", "gp", "random", "bock-standardised", "bock-floor", "bock-centre", "bock-objective",
            "gp-warmup5", "matern-sobol", "bock-yj", "bock-log", "bock-yj-floor", "bock-yj-authors", "bock-ev",
-           "bock-ev-floor", "bock-fast", "bock-ess", "bock-screen")
+           "bock-ev-floor", "bock-fast", "bock-ess", "bock-screen", "bock-cosine")
 DEFAULT_METHODS = ("bock", "matern", "gp", "random")
 # Every BO method starts as the paper's code does (HyperSphere, BO/run_BO.py, for BOCK and the Matérn GP
 # alike): the box's centre, then one more point (here the first of jbo's Sobol design). A variant may override.
@@ -111,6 +111,10 @@ VARIANTS = {
                           "inference": "elliptical"}),
     "bock-screen": ("bock", {**STANDARDISED, "evidence_warp": True, "design": "centre", "noise_floor": 1e-10,
                              "maximize": {"screen": 1024}}),
+    # the default bock with Adam's step decaying to zero along a half cosine (issue #57: the search's points
+    # then move continuously with the data)
+    "bock-cosine": ("bock", {**STANDARDISED, "evidence_warp": True, "design": "centre", "noise_floor": 1e-10,
+                             "maximize": {"schedule": "cosine"}}),
     "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}),
     "matern-sobol": ("matern", {"design": "sobol"}),
 }
@@ -315,6 +319,8 @@ VARIANT_NOTES = {
     "bock-ess": ("bock-ev-floor", "`bock-fast`'s sampler alone: jbo's default `bock` with `inference=\"elliptical\"`"),
     "bock-screen": ("bock-ev-floor", "`bock-fast`'s screened anchors alone: jbo's default `bock` with"
                     " `maximize={\"screen\": 1024}`"),
+    "bock-cosine": ("bock-ev-floor", "jbo's default `bock` with Adam's step size decaying to zero along a half"
+                    " cosine over the 200 steps (`maximize={\"schedule\": \"cosine\"}`)"),
     "bock-floor": ("bock-standardised", "`bock-standardised` with its noise floor 1e-10 instead of 1e-6 of the"
                    " standardised targets' variance (1e-6 is a noise of ~300 on Rosenbrock)"),
     "gp-warmup5": ("gp", "the ARD GP with 5 warm-up slice sweeps per fit (its default before 92c2e48; today 0), Sobol"

@@ -31,7 +31,7 @@ PARTS = (
     ("Tree-structured BO: Jenatton et al. 2017, Bayesian optimization with tree-structured dependencies",
      ("tree_synthetic", "conditional_mlp", "conditional_readme", "bench_tree")),
     ("BOCK: Oh et al. 2018, Bayesian optimization with cylindrical kernels",
-     ("bock_table1", "bock_table2", "bock_scaling", "bock_fit_cost", "bock_mlp_weights")),
+     ("bock_table1", "bock_table2", "bock_scaling", "bock_fit_cost", "bock_mlp_weights", "bock_rounding")),
     ("The core: quality against peers, and features",
      ("core_quality", "hartmann6_traps", "escape_ablation", "constrained", "parallel_workers", "optuna_sampler", "suite")),
     ("Speed", ("bench_suggest", "bench_chains", "bench_devices", "bench_compiled", "bench_study", "bench_byo",

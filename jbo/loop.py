@@ -28,7 +28,7 @@ from jbo import cache, checks, design, linalg, models, precision, records, trust
 from jbo.data import bucket_size
 from jbo.devices import num_devices
 from jbo.models.base import ModelConfig, check_choice
-from jbo.optimize import MaximizeConfig
+from jbo.optimize import SCHEDULES, MaximizeConfig
 from jbo.spaces import Categorical, Space
 from jbo.types import Acquisition, Constraints, Data, Inputs, Pending
 
@@ -227,6 +227,8 @@ def _check_maximize(config: MaximizeConfig) -> MaximizeConfig:
     for field in ("num_local", "num_steps", "screen"):
         if int(getattr(config, field)) < 0:
             raise ValueError(f"maximize.{field} must be >= 0, got {getattr(config, field)!r}")
+    if config.schedule not in SCHEDULES:
+        raise ValueError(f"maximize.schedule must be one of {list(SCHEDULES)}, got {config.schedule!r}")
     return config._replace(num_anchors=int(config.num_anchors), num_local=int(config.num_local),
                            top_k=int(config.top_k), num_steps=int(config.num_steps), screen=int(config.screen))
 

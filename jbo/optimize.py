@@ -30,6 +30,10 @@ class MaximizeConfig(NamedTuple):
       screen: when positive and smaller than the anchors, the anchors are first scored under one hyperparameter
         sample and only the ``screen`` best are scored under all of them (a model's integrated score costs one
         prediction per sample and anchor); ``0``: every anchor under every sample.
+      schedule: Adam's step size over the steps, one of :data:`SCHEDULES`: ``"constant"`` (``learning_rate``
+        throughout) or ``"cosine"`` (from ``learning_rate`` down to zero along a half cosine, Loshchilov & Hutter
+        2017): the iterates then settle on their local optimum instead of circling it at the step size, so the
+        point found moves continuously with the data rather than by rounding-amplified jumps.
     """
 
     num_anchors: int = 1024
@@ -39,6 +43,20 @@ class MaximizeConfig(NamedTuple):
     num_steps: int = 100
     learning_rate: float = 0.01
     screen: int = 0
+    schedule: str = "constant"
+
+
+#: Step-size schedules of the acquisition search (:attr:`MaximizeConfig.schedule`).
+SCHEDULES = ("constant", "cosine")
+
+
+def step_sizes(learning_rate: float, num_steps: int, schedule: str = "constant"):
+    """Adam's step size: a constant, or an optax schedule over ``num_steps`` steps (:attr:`MaximizeConfig.schedule`)."""
+    if schedule == "constant":
+        return learning_rate
+    if schedule == "cosine":
+        return optax.cosine_decay_schedule(learning_rate, max(int(num_steps), 1))
+    raise ValueError(f"maximize.schedule must be one of {list(SCHEDULES)}, got {schedule!r}")
 
 
 def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale: float) -> np.ndarray:
@@ -50,7 +68,7 @@ def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale:
 
 
 def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01,
-             bounds=None, screen: tuple[Callable, int] | None = None):
+             bounds=None, screen: tuple[Callable, int] | None = None, schedule: str = "constant"):
     """Maximise ``score_fn`` over the unit cube (or the box ``bounds``) from the best of ``anchors``.
 
     Traceable (call it inside your own ``jit``). Called outside ``jit`` with a score that is a
@@ -69,17 +87,18 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
         ``None``: the unit cube.
       screen: ``(cheap_score_fn, keep)``: only the ``keep`` anchors best under ``cheap_score_fn`` are scored by
         ``score_fn`` (:attr:`MaximizeConfig.screen`), or ``None``.
+      schedule: Adam's step-size schedule (:attr:`MaximizeConfig.schedule`).
     Returns:
       ``(x, score)``: the best point visited ``(D,)`` and its score.
     """
     if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer) and screen is None:
         return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate,
-                                  bounds=bounds)
-    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds, screen)
+                                  bounds=bounds, schedule=schedule)
+    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds, screen, schedule)
 
 
 def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float, bounds=None,
-              screen=None):
+              screen=None, schedule: str = "constant"):
     lower, upper = (0.0, 1.0) if bounds is None else bounds
     if screen is not None and 0 < screen[1] < anchors.shape[0]:
         cheap = screen[0](anchors)
@@ -92,7 +111,7 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
     if num_steps == 0:
         return starts[0], top_scores[0]
 
-    optimizer = optax.adam(learning_rate)
+    optimizer = optax.adam(step_sizes(learning_rate, num_steps, schedule))
 
     def negative_total(x):
         scores = score_fn(x)
@@ -121,4 +140,4 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
     return best_x[i], best_s[i]
 
 
-_maximize_compiled = jax.jit(_maximize, static_argnames=("top_k", "num_steps", "learning_rate"))
+_maximize_compiled = jax.jit(_maximize, static_argnames=("top_k", "num_steps", "learning_rate", "schedule"))

@@ -160,3 +160,19 @@ def test_trust_region_setting_accepts_a_config_and_round_trips_through_journals(
                        ({"failure_tolerance": 0}, "failure_tolerance"), ({"size": 2}, "size"), ("yes", "trust_region")):
         with pytest.raises(ValueError, match=field):
             loop.Settings.create("gp", trust_region=bad)
+
+
+def test_a_cosine_schedule_decays_the_step_to_zero_and_still_finds_the_maximum():
+    from jbo.optimize import step_sizes
+
+    sizes = step_sizes(0.05, 100, "cosine")
+    assert float(sizes(0)) == pytest.approx(0.05) and float(sizes(50)) == pytest.approx(0.025)
+    assert float(sizes(100)) == pytest.approx(0.0, abs=1e-12)
+    assert step_sizes(0.05, 100) == 0.05
+    optimum = np.array([0.3123, 0.71])
+    anchors = np.random.default_rng(0).random((32, 2))
+    x, _ = maximize(lambda x: -((x - optimum) ** 2).sum(-1), anchors, top_k=4, num_steps=100, learning_rate=0.05,
+                    schedule="cosine")
+    np.testing.assert_allclose(np.asarray(x), optimum, atol=1e-3)
+    with pytest.raises(ValueError, match="maximize.schedule"):
+        jbo.Optimizer(jbo.Space({"x": jbo.Real(0, 1)}), maximize={"schedule": "linear"})
