@@ -84,15 +84,18 @@ def report() -> None:
     if not rows:
         _common.update_section(SECTION, "\n".join(lines + ["Not run."]))
         return
+    dims = sorted({int(key.rsplit("/", 1)[1]) for key in rows})
     lines += [_common.header(SECTION).rstrip(), "",
               "Two runs told values that differ by a relative 1e-15 (Styblinski-Tang-d, seed 0, d/5 design points): "
               "the largest coordinate difference of their suggestions, in box widths, at each model step, and "
               "the largest relative difference of the two fits' hyperparameter means over those steps.", "",
-              "| row | d | suggestions moved at model steps 1, 2, 3, ... | fits moved |", "|---|---|---|---|"]
-    for key, row in rows.items():
-        label, dim = key.rsplit("/", 1)
-        lines.append(f"| {label} | {dim} | {', '.join(f'{m:.1e}' for m in row['moved'])} | "
-                     f"{max(row['fit_moved']):.1e} |")
+              "| row | " + " | ".join(f"d = {d}: moved at model steps 1, 2, ..." for d in dims) + " | fits moved |",
+              "|---|" + "---|" * (len(dims) + 1)]
+    for label in dict.fromkeys(key.rsplit("/", 1)[0] for key in rows):
+        cells = [", ".join(f"{m:.1e}" for m in rows[f"{label}/{d}"]["moved"]) if f"{label}/{d}" in rows else "–"
+                 for d in dims]
+        fit = max(max(rows[f"{label}/{d}"]["fit_moved"]) for d in dims if f"{label}/{d}" in rows)
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {fit:.1e} |")
     lines += ["", "Where the fits agree and the suggestions part, the acquisition search's Adam steps amplify the "
               "difference (the 10x smaller step stays at rounding at d = 20 and 100); the fits' linear algebra does not. "
               "The decaying step is no cure: the same runs under the test suite's XLA flags (LLVM at -O0) part by "
@@ -103,14 +106,14 @@ def report() -> None:
 def claims() -> list[dict]:
     rows = _common.load_results(RESULTS_FILE, {})
     out = []
-    for label in ("bock", "bock (the paper's units)", "bock-w", "bock-b"):
-        row = rows.get(f"{label}/20")
-        what = f"{label}, d = 20: a relative 1e-15 perturbation of the targets moves the first three model suggestions"
-        if not row:
-            out.append(_common.claim("jbo", what, f"≤ {BAR:g}", "–", "not run", SECTION))
-            continue
-        worst = max(row["moved"][:3])
-        out.append(_common.claim("jbo", what, f"≤ {BAR:g}", f"{worst:.1e}", "yes" if worst <= BAR else "no", SECTION))
+    what = "BOCK's four models, d = 20: a relative 1e-15 perturbation of the targets moves the first three model suggestions"
+    worst = {label: max(rows[f"{label}/20"]["moved"][:3]) for label in ("bock", "bock (the paper's units)", "bock-w", "bock-b")
+             if f"{label}/20" in rows}
+    if len(worst) < 4:
+        out.append(_common.claim("jbo", what, f"≤ {BAR:g}", "–", "not run", SECTION))
+    else:
+        out.append(_common.claim("jbo", what, f"≤ {BAR:g}", ", ".join(f"{k} {v:.0e}" for k, v in worst.items()),
+                                 "yes" if max(worst.values()) <= BAR else "no", SECTION))
     return out
 
 
