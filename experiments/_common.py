@@ -473,9 +473,10 @@ def check_compiled(options: dict) -> None:
                          " or with --path ask-tell")
 
 
-def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None):
+def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None, store: str | None = None):
     """Run ``seeds`` of every arm through one :func:`jbo.study` call (per ``chunk`` of seeds): arms that
     differ only in values share one compiled program. Yields ``(arm, seeds, values, call)`` per arm and call.
+    With ``store``, the study keeps its runs there as they go (values only) and continues what it finds.
 
     ``call`` is ``{"path": "compiled", "seeds", "seconds", "compile_seconds", "arms"}``: the study's wall
     time less compilation shared among its arms in proportion to their runs' seconds, plus the compile
@@ -493,7 +494,7 @@ def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None
     for i in range(0, len(seeds), size):
         part = seeds[i:i + size]
         start = time.perf_counter()
-        result = jbo.study(fn, space, budget, part, arms)
+        result = jbo.study(fn, space, budget, part, arms, **({"store": store, "store_points": False} if store else {}))
         wall = time.perf_counter() - start
         run_seconds = result.step_seconds.sum(axis=(1, 2))
         share = run_seconds / max(float(run_seconds.sum()), 1e-12)

@@ -190,6 +190,14 @@ def add_common_arguments(parser) -> None:
     parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md alone (smoke tests)")
     parser.add_argument("--maximize", type=json.loads, default=None,
                         help="JSON dict of acquisition-search sizes (smoke tests only; the section says so)")
+    parser.add_argument("--store", action="store_true",
+                        help="keep each cell's runs as they go in experiments/results/stores/<cell> (jbo.study's "
+                             "store, values only): a killed run continues there from its last segment")
+
+
+def store_of(key: str) -> str:
+    """The directory of a cell's study store (:func:`run_cell` with ``store``), under the results directory."""
+    return os.path.join(_common.RESULTS, "stores", re.sub(r"[^A-Za-z0-9_.-]+", "_", key))
 
 
 def use_results(path) -> None:
@@ -198,10 +206,12 @@ def use_results(path) -> None:
         RESULTS = os.path.abspath(path)
 
 
-def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: int, options=None) -> dict:
+def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: int, options=None,
+             store: bool = False) -> dict:
     """Run the missing ``seeds`` of one (problem, dimension, method, budget) in one :func:`jbo.study` call
     of one arm (:func:`_common.run_arms`; the cells' methods differ in model or model options, so they would
-    not share a program) and merge them into the results file. Returns the merged results."""
+    not share a program) and merge them into the results file. With ``store`` the study keeps its runs as they
+    go in :func:`store_of` the cell, and a call after a kill continues them. Returns the merged results."""
     import numpy as np
 
     key = key_of(problem, dim, method, budget, n_init)
@@ -213,7 +223,8 @@ def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: in
     model, extra = VARIANTS.get(method, (method, _common.PAPER_GP if method == "gp" else {}))
     extra = dict(extra) if method == "random" else {**START, **extra, "n_init": n_init}
     extra.update(options or {})
-    (_, part, values, run), = _common.run_arms(p.evaluate, p.space(), budget, todo, {method: {"model": model, **extra}})
+    (_, part, values, run), = _common.run_arms(p.evaluate, p.space(), budget, todo, {method: {"model": model, **extra}},
+                                               store=store_of(key) if store else None)
     call = {"seeds": [int(s) for s in part], "options": extra, "seconds": run["seconds"],
             "compile_seconds": run["compile_seconds"], "date": datetime.date.today().isoformat(),
             "commit": _common.git_revision(), "machine": _common.machine()}
@@ -277,7 +288,7 @@ def main(argv=None):
         for problem in args.problems:
             for method in args.methods:
                 run_cell(problem, args.dim, method, budget, seeds, args.n_init,
-                         None if method == "random" else options)
+                         None if method == "random" else options, args.store)
         if load() != before:
             record_provenance(SECTION)
     if not args.no_report:

@@ -11,7 +11,7 @@ recorded and BENCHMARKS.md regenerated from the stored results (``report()``: th
 ``claims()``: its summary rows); ``--report-only`` only regenerates.
 
     python experiments/bock_table2.py [--dims 20 50 100] [--budget N] [--seeds 5] [--methods bock bock-w bock-b]
-        [--report-only] [--results-dir DIR]
+        [--store] [--report-only] [--results-dir DIR]
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def main(argv=None):
         options = {"maximize": args.maximize} if args.maximize else None
         for dim in args.dims:
             for method in args.methods:
-                t1.run_cell("rosenbrock", dim, method, args.budget or t1.PAPER_BUDGET[dim], seeds, args.n_init, options)
+                t1.run_cell("rosenbrock", dim, method, args.budget or t1.PAPER_BUDGET[dim], seeds, args.n_init, options,
+                            args.store)
         if t1.load() != before:
             t1.record_provenance(SECTION)
     if not args.no_report:
