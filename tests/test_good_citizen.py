@@ -1,9 +1,9 @@
 """``import jbo`` changes nothing in a researcher's JAX program (issue: a good citizen).
 
 Each check runs in a fresh interpreter without the suite's settings (the suite's conftest turns x64 on for
-the tests): JAX's whole configuration and ``XLA_FLAGS`` are the same before and after ``import jbo`` (the one
-documented exception, ``OPENBLAS_NUM_THREADS``, is an environment variable read by OpenBLAS, not JAX), and a
-float32 flax network trained with optax inside an objective stays float32 while ``jbo.minimize`` runs it, with
+the tests): JAX's whole configuration and ``XLA_FLAGS`` are the same before and after ``import jbo`` (its
+dependencies imported before; the one documented exception, ``OPENBLAS_NUM_THREADS``, is an environment variable
+read by OpenBLAS, not JAX), and a float32 flax network trained with optax inside an objective stays float32 while ``jbo.minimize`` runs it, with
 jbo's own run in float64.
 """
 
@@ -25,9 +25,12 @@ def _fresh(code: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# jbo's dependencies are imported first: on some JAX releases (0.10.1) flax and numpyro register a configuration
+# option of JAX's own (``jax_pallas_enable_debug_checks``) when imported, which is theirs, not jbo's.
 IMPORT = r"""
 import json, os
 import jax
+import flax, numpyro, optax
 before = {k: repr(v) for k, v in jax.config.values.items()}
 flags = os.environ.get("XLA_FLAGS")
 import jbo, jbo.benchmarks, jbo.integrations.optuna
