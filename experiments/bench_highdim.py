@@ -84,16 +84,19 @@ def report() -> None:
 def claims() -> list[dict]:
     rows = _common.load_results(RESULTS_FILE, {})
     out = []
-    for fast, base in (("gp, elliptical", "gp"), ("bock, elliptical + screen", "bock"),
-                       ("bock, objective units, elliptical + screen", "bock, objective units (the paper's)")):
-        what = f"Steady suggestion at d = 100, N = 600, {base}: the cheaper options against the default"
-        a, b = rows.get(f"{fast}/100/600"), rows.get(f"{base}/100/600")
-        if not (a and b):
+    for pairs in ((("gp, elliptical", "gp"),),
+                  (("bock, elliptical + screen", "bock"),
+                   ("bock, objective units, elliptical + screen", "bock, objective units (the paper's)"))):
+        what = (f"Steady suggestion at d = 100, N = 600, {' and '.join(base for _, base in pairs)}: the cheaper "
+                "options against the default")
+        found = [(rows.get(f"{fast}/100/600"), rows.get(f"{base}/100/600")) for fast, base in pairs]
+        if not all(a and b for a, b in found):
             out.append(_common.claim("jbo", what, "≤ 0.2×", "–", "not run", SECTION))
             continue
-        ratio = a["seconds_per_suggestion"] / b["seconds_per_suggestion"]
-        out.append(_common.claim("jbo", what, "≤ 0.2×", f"{ratio:.2f}× ({a['seconds_per_suggestion']:.1f} s vs "
-                                 f"{b['seconds_per_suggestion']:.1f} s)", "yes" if ratio <= 0.2 else "no", SECTION))
+        ratios = [a["seconds_per_suggestion"] / b["seconds_per_suggestion"] for a, b in found]
+        figure = "; ".join(f"{r:.2f}× ({a['seconds_per_suggestion']:.1f} s vs {b['seconds_per_suggestion']:.1f} s)"
+                           for r, (a, b) in zip(ratios, found))
+        out.append(_common.claim("jbo", what, "≤ 0.2×", figure, "yes" if max(ratios) <= 0.2 else "no", SECTION))
     return out
 
 

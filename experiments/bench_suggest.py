@@ -13,7 +13,7 @@ measures and keeps the others; each row names its run, and the report marks rows
 suggestions, not a grid of runs: no ``jbo.study``.
 
     python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
-        [--results-dir DIR] [--report-only]
+        [--results-dir DIR] [--report-only]    (also: elliptical, nuts)
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[50, 100, 200, 400, 800, 1600])
     parser.add_argument("--methods", nargs="+", default=["map", "slice", "optuna", "botorch"],
-                        choices=["map", "slice", "nuts", "optuna", "botorch"])
+                        choices=["map", "slice", "elliptical", "nuts", "optuna", "botorch"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--slice-max-n", type=int, default=800,
                         help="largest N for GP-slice (each suggestion is hundreds of O(N^3) factorisations)")
@@ -82,9 +82,10 @@ def main(argv=None):
     rows, stopped = [], set()
     for n in args.n:
         for method in args.methods:
-            if method in stopped or (method in ("slice", "nuts") and n > args.slice_max_n):
+            if method in stopped or (method in ("slice", "elliptical", "nuts") and n > args.slice_max_n):
                 continue
-            r = time_jbo(method, n, args.repeats) if method in ("map", "slice", "nuts") else time_peer(method, n, args.repeats)
+            r = (time_jbo(method, n, args.repeats) if method in ("map", "slice", "elliptical", "nuts")
+                 else time_peer(method, n, args.repeats))
             rows.append({**r, "repeats": args.repeats, "run": run})
             print(json.dumps(r), flush=True)
             if r["seconds_per_suggestion"] > args.max_seconds:
