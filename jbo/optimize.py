@@ -32,8 +32,7 @@ class MaximizeConfig(NamedTuple):
         prediction per sample and anchor); ``0``: every anchor under every sample.
       schedule: Adam's step size over the steps, one of :data:`SCHEDULES`: ``"constant"`` (``learning_rate``
         throughout) or ``"cosine"`` (from ``learning_rate`` down to zero along a half cosine, Loshchilov & Hutter
-        2017): the iterates then settle on their local optimum instead of circling it at the step size, so the
-        point found moves continuously with the data rather than by rounding-amplified jumps.
+        2017): the iterates then settle on their local optimum instead of circling it at the step size.
     """
 
     num_anchors: int = 1024

@@ -22,8 +22,8 @@ def kumaraswamy_cdf(x, a, b, eps=1e-6):
 
     Computed as :math:`-\operatorname{expm1}(b \log(1 - e^{a \log x}))`: near :math:`x = 1` (the
     sphere BOCK's cube corners lie on) and near :math:`w = 0` the direct form subtracts numbers close
-    to one and loses digits, which the acquisition search's gradients then amplify. Inputs are
-    clipped to ``[eps, 1 - eps]`` so that gradients in ``a``, ``b`` stay finite at the cube's faces.
+    to one and loses digits. Inputs are clipped to ``[eps, 1 - eps]`` so that gradients in ``a``,
+    ``b`` stay finite at the cube's faces.
     """
     x = jnp.clip(x, eps, 1.0 - eps)
     return -jnp.expm1(b * _log1mexp(a * jnp.log(x)))
