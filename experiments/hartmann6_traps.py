@@ -42,6 +42,7 @@ VARIANTS = {  # name: jbo.minimize options (all else the defaults)
     "warp": {"warp": True},
     "ucb": {"acquisition": "ucb"},
     "escape": {"escape": True},
+    "elliptical": {"inference": "elliptical"},
 }
 
 
