@@ -480,7 +480,8 @@ def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None
 
     ``call`` is ``{"path": "compiled", "seeds", "seconds", "compile_seconds", "arms"}``: the study's wall
     time less compilation shared among its arms in proportion to their runs' seconds, plus the compile
-    time of the arm's program shared among the arms it ran; ``arms`` names the arms of the study.
+    time of the arm's program shared among the arms it ran; ``arms`` names the arms of the study. With a store
+    the wall time is the runs' stored step seconds over the runs made at once (``timed_from: "store"``).
     ``values`` is one list of objective values per seed, in evaluation order.
     """
     import time
@@ -498,11 +499,14 @@ def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None
         wall = time.perf_counter() - start
         run_seconds = result.step_seconds.sum(axis=(1, 2))
         share = run_seconds / max(float(run_seconds.sum()), 1e-12)
+        if store:  # a continued study's wall time misses what earlier processes ran: the runs' stored step times
+            # stand in for it, shared by the runs made at once (one per core)
+            wall = float(run_seconds.sum()) / min(len(part), os.cpu_count() or 1) + result.compile_seconds
         for a, name in enumerate(result.arms):
             compile_seconds = sum(s / len(names) for names, s in result.programs if name in names)
             call = {"path": "compiled", "seeds": part, "arms": list(result.arms),
                     "seconds": float(share[a] * (wall - result.compile_seconds) + compile_seconds),
-                    "compile_seconds": float(compile_seconds)}
+                    "compile_seconds": float(compile_seconds), **({"timed_from": "store"} if store else {})}
             yield name, part, [[float(v) for v in row] for row in result.values[a]], call
 
 
