@@ -91,7 +91,7 @@ def _cpu_lowerings():
 
     The table is an attribute of the public module ``jax.interpreters.mlir`` (``_platform_specific_lowerings``);
     where this JAX has no such table, or the primitives are elsewhere, the workaround is unavailable and
-    :func:`serial_lapack` does nothing (feature-detected, tested by ``tests/test_xla_cpu.py``).
+    :func:`serial_lapack` does nothing (feature-detected; the fallback tested by ``tests/test_good_citizen.py``).
     """
     import jax.lax.linalg as linalg
     from jax.interpreters import mlir

@@ -120,3 +120,23 @@ def test_a_run_in_a_float32_program_computes_what_it_computes_under_global_float
     here = jbo.minimize_many(problem.evaluate, problem.space(), budget=8, seeds=[0], n_init=5, inference="map",
                              maximize=dict(num_anchors=128, num_local=8, top_k=2, num_steps=10))
     assert _fresh(SAME)["values"] == np.asarray(here.values[0]).tolist()
+
+
+def test_without_jaxs_lowering_table_the_lapack_workaround_steps_aside(monkeypatch):
+    """The fallback of jbo's feature-detected XLA:CPU workaround (``jbo._xla_cpu``): where a JAX keeps no table of
+    CPU lowerings that jbo can find, ``serial_lapack`` registers nothing and programs lowered inside it still
+    compute JAX's values (tests/test_xla_cpu.py covers the workaround where the table exists)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jbo import _xla_cpu
+
+    monkeypatch.setenv("JBO_SERIAL_LAPACK", "1")
+    monkeypatch.setattr(_xla_cpu, "_cpu_lowerings", lambda: None)
+    a = np.random.default_rng(0).standard_normal((3, 4, 4))
+    spd = a @ a.transpose(0, 2, 1) + 4 * np.eye(4)
+    with _xla_cpu.serial_lapack():
+        assert _xla_cpu._DEPTH[0] == 0  # nothing registered
+        factor = jax.jit(jnp.linalg.cholesky)(jnp.asarray(spd, jnp.float32))
+    np.testing.assert_allclose(np.asarray(factor), np.linalg.cholesky(spd), rtol=1e-4, atol=1e-4)
