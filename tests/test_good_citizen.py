@@ -3,8 +3,8 @@
 Each check runs in a fresh interpreter without the suite's settings (the suite's conftest turns x64 on for
 the tests): JAX's whole configuration and ``XLA_FLAGS`` are the same before and after ``import jbo`` (its
 dependencies imported before; the one documented exception, ``OPENBLAS_NUM_THREADS``, is an environment variable
-read by OpenBLAS, not JAX), and a float32 flax network trained with optax inside an objective stays float32 while ``jbo.minimize`` runs it, with
-jbo's own run in float64.
+read by OpenBLAS, not JAX), and a float32 flax network trained with optax inside an objective stays float32 while
+``jbo.minimize`` runs it, with jbo's own run in float64.
 """
 
 import json
