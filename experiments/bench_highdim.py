@@ -82,22 +82,22 @@ def report() -> None:
 
 
 def claims() -> list[dict]:
+    """One row: the cheaper options' steady suggestion against the default's for the GP, BOCK and BOCK in the
+    paper's units; ``yes`` when every ratio is at most 0.2, ``partly`` when some is, ``no`` otherwise."""
     rows = _common.load_results(RESULTS_FILE, {})
-    out = []
-    for pairs in ((("gp, elliptical", "gp"),),
-                  (("bock, elliptical + screen", "bock"),
-                   ("bock, objective units, elliptical + screen", "bock, objective units (the paper's)"))):
-        what = (f"Steady suggestion at d = 100, N = 600, {' and '.join(base for _, base in pairs)}: the cheaper "
-                "options against the default")
-        found = [(rows.get(f"{fast}/100/600"), rows.get(f"{base}/100/600")) for fast, base in pairs]
-        if not all(a and b for a, b in found):
-            out.append(_common.claim("jbo", what, "≤ 0.2×", "–", "not run", SECTION))
-            continue
-        ratios = [a["seconds_per_suggestion"] / b["seconds_per_suggestion"] for a, b in found]
-        figure = "; ".join(f"{r:.2f}× ({a['seconds_per_suggestion']:.1f} s vs {b['seconds_per_suggestion']:.1f} s)"
-                           for r, (a, b) in zip(ratios, found))
-        out.append(_common.claim("jbo", what, "≤ 0.2×", figure, "yes" if max(ratios) <= 0.2 else "no", SECTION))
-    return out
+    pairs = (("gp, elliptical", "gp"), ("bock, elliptical + screen", "bock"),
+             ("bock, objective units, elliptical + screen", "bock, objective units (the paper's)"))
+    what = "Steady suggestion at d = 100, N = 600: the cheaper options against the default (GP; BOCK; BOCK in the paper's units)"
+    found = [(base, rows.get(f"{fast}/100/600"), rows.get(f"{base}/100/600")) for fast, base in pairs]
+    found = [(base, a, b) for base, a, b in found if a and b]
+    if not found:
+        return [_common.claim("jbo", what, "≤ 0.2× each", "–", "not run", SECTION)]
+    ratios = [a["seconds_per_suggestion"] / b["seconds_per_suggestion"] for _, a, b in found]
+    figure = "; ".join(f"{base.split(' (')[0]} {r:.2f}× ({a['seconds_per_suggestion']:.1f} s vs "
+                       f"{b['seconds_per_suggestion']:.1f} s)" for r, (base, a, b) in zip(ratios, found))
+    done = sum(r <= 0.2 for r in ratios)
+    verdict = "yes" if done == len(pairs) else "partly" if done else "no"
+    return [_common.claim("jbo", what, "≤ 0.2× each", figure, verdict, SECTION)]
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ from jbo.types import Acquisition, Constraints, Data, Inputs, Pending
 
 ACQUISITIONS = acq.NAMES
 FAILURE_POLICIES = ("worst", "ignore", "constraint")
+INFEASIBLE_POLICIES = ("median", "ignore", "worst")
 DESIGNS = ("sobol", "centre")
 DESIGN_STREAM = 2**31 - 1  # fold_in index of the initial design's key (suggestions use 0, 1, 2, ...)
 INIT_STREAM = 2**31 - 2  # fold_in index of the key of the model's initial state (its cold-start draws)
@@ -68,6 +69,9 @@ class Settings:
         ``"constraint"`` counts them as infeasible: a classifier learns where evaluations fail and the
         acquisition is discounted by the probability of success (constrained EI, Gelbart et al. 2014;
         Snoek et al. 2015, §3.2). Evaluations told ``feasible=False`` always train that classifier.
+      infeasible: how infeasible evaluations enter the objective's model in a run that models feasibility:
+        ``"median"`` (default) at the median of the feasible values, ``"ignore"`` left out (constrained EI as
+        Gelbart et al. 2014 fit it), ``"worst"`` at the worst feasible value (see :func:`standardize`).
       maximize: sizes of the acquisition search (a :class:`~jbo.optimize.MaximizeConfig`, or a dict of
         some of its fields that fills the rest from the model's default, e.g. anchors only for DNGO).
       dtype: ``"float64"`` (default) or ``"float32"`` for the model's linear algebra.
@@ -100,6 +104,7 @@ class Settings:
     n_init: int | None = None
     ucb_beta: float = 2.0
     failures: str = "worst"
+    infeasible: str = "median"
     maximize: Any = None
     dtype: str = "float64"
     pending: str = "believer"
@@ -124,6 +129,7 @@ class Settings:
         self.model.check_output_warping(self.output_warping)
         object.__setattr__(self, "acquisition", acq.as_acquisition(self.acquisition))
         check_choice("failures", self.failures, FAILURE_POLICIES)
+        check_choice("infeasible", self.infeasible, INFEASIBLE_POLICIES)
         check_choice("dtype", self.dtype, ("float64", "float32"))
         check_choice("pending", self.pending, acq.PENDING)
         check_choice("design", self.design, DESIGNS)
@@ -254,26 +260,35 @@ class History(NamedTuple):
     constraints: jnp.ndarray | None = None
 
 
-def standardize(history: History, failures: str, impute=None, output_warping: str = "none"):
-    """Model data from the history: failures handled, targets standardised (traceable).
+def standardize(history: History, failures: str, impute=None, output_warping: str = "none",
+                infeasible: str = "median"):
+    """Model data from the history: failures and infeasible evaluations handled, targets standardised
+    (traceable).
 
     ``"worst"`` puts the worst successful value at failed rows, ``"ignore"`` masks them out; rows stay
-    in place (the escape rule reads the order of observation). The targets are shifted to zero mean
-    and scaled to unit standard deviation over the model's rows (a constant objective keeps the unit
-    scale).
+    in place (the escape rule reads the order of observation). In a run that models feasibility
+    (``failures="constraint"``, or evaluations told infeasible) an infeasible row enters the objective's
+    model by the ``infeasible`` policy: at the median of the feasible values (``"median"``), left out
+    (``"ignore"``: Gelbart et al. 2014's constrained EI) or at the worst feasible value (``"worst"``). Left
+    out, the model extrapolates the feasible trend into the infeasible region and the acquisition keeps
+    probing its boundary; at the worst value, it sees a cliff at the boundary, where constrained optima
+    lie; the median says neither (experiments/constrained.py measures the three). The targets are shifted to zero mean and scaled to unit standard
+    deviation over the model's rows (a constant objective keeps the unit scale).
 
     Args:
       history: the padded observations.
       failures: the failure policy (static).
-      impute: a bool array overriding it at run time (``True``: ``"worst"``, ``False``: ``"ignore"``), so
-        that runs of one program can differ in it; ``None``: the policy says.
+      impute: a bool array overriding it for failed feasible rows at run time (``True``: ``"worst"``,
+        ``False``: ``"ignore"``), so that runs of one program can differ in it; ``None``: the policy says.
       output_warping: the monotone warp applied to the standardised targets (static; :func:`jbo.warping.warp`).
+      infeasible: the policy for infeasible rows (static; :data:`INFEASIBLE_POLICIES`).
     Returns:
       ``(data, best, num_ok, scale)``: :class:`~jbo.data.Data`, the standardised incumbent, the number of
-      successful rows and the scale the targets were divided by (objective units per standardised unit).
+      successful feasible rows and the scale the targets were divided by (objective units per standardised
+      unit).
     """
     ok = history.mask & jnp.isfinite(history.y)
-    if history.feasible is not None:  # the objective is modelled on the feasible evaluations (CEI)
+    if history.feasible is not None:
         ok = ok & history.feasible
     worst = jnp.max(jnp.where(ok, history.y, -jnp.inf))
     if impute is not None:
@@ -283,6 +298,13 @@ def standardize(history: History, failures: str, impute=None, output_warping: st
         y, mask = jnp.where(ok, history.y, worst), history.mask
     else:
         y, mask = history.y, ok
+    if failures == "constraint" or history.feasible is not None:  # static: the run models feasibility
+        rows = history.mask & (feasibility(history, failures).y == 0)
+        if infeasible == "ignore":
+            y, mask = jnp.where(rows, 0.0, y), mask & ~rows
+        else:
+            fill = worst if infeasible == "worst" else jnp.nanmedian(jnp.where(ok, history.y, jnp.nan))
+            y, mask = jnp.where(rows, jnp.where(jnp.isfinite(fill), fill, 0.0), y), mask | rows
     y = jnp.where(mask, y, 0.0)
     n = jnp.maximum(jnp.sum(mask), 1)
     mean = jnp.sum(y) / n
@@ -290,7 +312,7 @@ def standardize(history: History, failures: str, impute=None, output_warping: st
     scale = jnp.where(std > 1e-12 * jnp.maximum(1.0, jnp.abs(mean)), std, 1.0)
     y_std = warping.warp(output_warping, jnp.where(mask, (y - mean) / scale, 0.0), mask)
     x = jnp.where(mask[:, None], history.x, 0.5)
-    return Data(x, y_std, mask), jnp.min(jnp.where(mask, y_std, jnp.inf)), jnp.sum(ok), scale
+    return Data(x, y_std, mask), jnp.min(jnp.where(ok, y_std, jnp.inf)), jnp.sum(ok), scale
 
 
 def feasibility(history: History, failures: str) -> Data:
@@ -370,7 +392,8 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
       With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
     """
-    data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping)
+    data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping,
+                                            settings.infeasible)
     k_model, k_anchor = jax.random.split(key)
     # Evaluations can be infeasible: model where (constrained EI). Static: the history's structure says.
     # Known constraint values: modelled when an evaluation reported some (the history carries them).
@@ -404,7 +427,7 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
 # Stored whole (jbo.cache): a fresh process with a warm cache loads the suggestion without tracing it.
 compiled_suggestion = linalg.full_precision(
     cache.stored(jax.jit(suggestion, static_argnames=("settings", "space")), ("settings", "space")))
-_standardize = jax.jit(standardize, static_argnames=("failures", "output_warping"))
+_standardize = jax.jit(standardize, static_argnames=("failures", "output_warping", "infeasible"))
 
 
 def _initial_points(key, space: Space, n: int, table, centre: bool = False, bins=None):
@@ -550,7 +573,8 @@ def suggest(settings: Settings, space: Space, state: LoopState, size: int | None
         key = _suggestion_key(settings.seed, state.n_suggested)  # = suggestion_key(run_key(seed), n), one dispatch
         history, program, model_state = padded_history(state, size, dtype), settings.program(), state.model_state
         if num_devices() > 1 and type(settings.model).prepare is not ModelConfig.prepare:
-            data = _standardize(history, failures=settings.failures, output_warping=settings.output_warping)[0]
+            data = _standardize(history, failures=settings.failures, output_warping=settings.output_warping,
+                                infeasible=settings.infeasible)[0]
             model_key = jax.random.split(key)[0]  # the key suggestion() hands the model
             config, model_state = settings.model.prepare(model_state, data, model_key, not state.fitted)
             program = dataclasses.replace(program, model=config)

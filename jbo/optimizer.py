@@ -219,7 +219,8 @@ class Optimizer:
           error: why the evaluation failed, if it did.
           feasible: ``False``: the configuration violated an unknown constraint. From then on a
             classifier models where evaluations are feasible and the acquisition is discounted by
-            that probability (constrained EI); infeasible values are not modelled and never best.
+            that probability (constrained EI); the objective's model puts infeasible evaluations at
+            the median of the feasible values (the ``infeasible`` setting), and they are never best.
             Default: ``True``, or, with ``constraints``, whether every constraint value is ``<= 0``.
           constraints: constraint values known at evaluation, Optuna-style (``[c_1, ..., c_K]``,
             feasible when all ``<= 0``; ``nan`` for one not measured). Each is modelled by the

@@ -95,6 +95,58 @@ def test_failures_as_constraints_steer_away_from_crashes_in_both_drivers():
     assert np.isfinite(seq.best_value)
 
 
+def _history(y, feasible):
+    y = jnp.asarray(y, jnp.float64)
+    x = jnp.linspace(0.0, 1.0, len(y))[:, None]
+    mask = jnp.asarray([True] * (len(y) - 1) + [False])  # the last row is padding
+    return jbo.loop.History(x, y, mask, None if feasible is None else jnp.asarray(feasible))
+
+
+@pytest.mark.parametrize("policy", ["median", "ignore", "worst"])
+def test_infeasible_rows_enter_the_objective_model_by_the_policy(policy):
+    """Infeasible rows (told, or crashes under failures="constraint") sit at the median / worst of the feasible
+    values, or are left out; a failed feasible row still follows the failure policy ("worst")."""
+    values = np.array([3.0, 1.0, np.nan, 10.0, 2.0, np.nan, np.nan])
+    told = np.array([True, True, True, True, False, False, True])  # rows 4-5 told infeasible; row 2 failed
+    data, best, num_ok, _ = jbo.loop.standardize(_history(values, told), "worst", infeasible=policy)
+    feasible_values = np.array([3.0, 1.0, 10.0])
+    fill = {"median": np.median(feasible_values), "worst": 10.0, "ignore": None}[policy]
+    expected = np.array([3.0, 1.0, 10.0, 10.0] + ([] if fill is None else [fill, fill]))
+    rows = [0, 1, 2, 3] + ([] if fill is None else [4, 5])
+    assert np.asarray(data.mask).tolist() == [i in rows for i in range(7)]
+    standardised = (expected - expected.mean()) / expected.std()
+    np.testing.assert_allclose(np.asarray(data.y)[rows], standardised, rtol=1e-12)
+    assert int(num_ok) == 3 and float(best) == pytest.approx(standardised.min())
+    # failures="constraint" counts the crash (row 2) as infeasible too
+    data, _, _, _ = jbo.loop.standardize(_history(values, None), "constraint", infeasible=policy)
+    crashed = [2, 5]
+    assert all(bool(data.mask[i]) == (fill is not None) for i in crashed)
+    if fill is not None:
+        ok = np.array([3.0, 1.0, 10.0, 2.0])
+        fill = np.median(ok) if policy == "median" else ok.max()
+        full = np.array([3.0, 1.0, fill, 10.0, 2.0, fill])
+        np.testing.assert_allclose(np.asarray(data.y)[:6], (full - full.mean()) / full.std(), rtol=1e-12)
+
+
+def test_bad_infeasible_policy_is_refused():
+    with pytest.raises(ValueError, match="infeasible"):
+        jbo.Optimizer(SPACE, seed=0, infeasible="zero")
+
+
+def test_telling_infeasible_is_failures_as_constraints():
+    """``tell(c, None, feasible=False)`` under the default failure policy and ``tell(c, None)`` under
+    ``failures="constraint"`` model the same: the same suggestions."""
+    told = jbo.Optimizer(SPACE, seed=3, **SMALL)
+    crashes = jbo.Optimizer(SPACE, seed=3, failures="constraint", **SMALL)
+    for _ in range(8):
+        config = told.ask()
+        assert crashes.ask() == pytest.approx(config, rel=1e-9)
+        value = crashing(config)
+        told.tell(config, None if np.isnan(value) else value, feasible=not np.isnan(value))
+        crashes.tell(config, None if np.isnan(value) else value)
+    assert not told.state.feasible.all()
+
+
 def test_constraints_need_a_probability_acquisition():
     opt = jbo.Optimizer(SPACE, seed=0, failures="constraint", acquisition="ucb", **SMALL)
     for x1, x2 in [(-3.0, 10.0), (0.0, 5.0), (2.0, 2.0), (6.0, 1.0), (9.0, 9.0), (-1.0, 12.0)]:
