@@ -187,7 +187,10 @@ def on_cpu(device: str) -> bool:
 
 
 def command() -> str:
-    return "python " + " ".join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+    """The command line that ran, quoted so that it runs again as written."""
+    import shlex
+
+    return "python " + shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
 
 
 def git_revision() -> str:

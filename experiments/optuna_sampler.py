@@ -7,7 +7,10 @@ regenerated: ``experiments/report.py``; ``--report-only``: only that):
   ``seed``), on
   - ``hartmann6``: six floats on [0, 1], 100 trials (``jbo.minimize`` with the same model beside it);
   - ``svc-digits``: scikit-learn's ``SVC`` on its bundled digits data, 1 - mean 3-fold accuracy over
-    C (log), gamma (log), kernel (categorical), degree (int), 40 trials.
+    C (log), gamma (log), kernel (categorical), degree (int), 40 trials;
+  - ``categorical-K`` (K = 4, 12): an SVC-like synthetic of K categories sharing two floats, Branin whose
+    first input category ``c`` shifts, plus an offset per category (0 for one category, the others drawn
+    from [0.5, 5] by a generator seeded with K), 40 trials; optimum 0.397887.
   Per run: every trial's value and the seconds per trial spent outside the objective (the sampler and
   Optuna's bookkeeping).
 * ``overhead``: the steady cost of a trial through ``JboSampler`` (``study.ask``, the suggestions,
@@ -35,9 +38,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
-BUDGETS = {"hartmann6": 100, "svc-digits": 40}
+BUDGETS = {"hartmann6": 100, "svc-digits": 40, "categorical-4": 40, "categorical-12": 40}
 VARIANTS = ("jbo-sampler", "jbo-minimize", "gpsampler", "tpe")
-OPTIMA = {"hartmann6": -3.322368}
+OPTIMA = {"hartmann6": -3.322368, "categorical-4": 0.397887, "categorical-12": 0.397887}
+CATEGORICAL = ("categorical-4", "categorical-12")  # the problems the claims compare against TPE
 OVERHEAD_BAR = 1.2  # issue #27: a trial through JboSampler costs at most 1.2× jbo's own ask + tell
 
 
@@ -88,7 +92,32 @@ def svc_error(params: dict) -> float:
     return float(1.0 - cross_val_score(SVC(**params, max_iter=20000), *_DIGITS, cv=3).mean())
 
 
-OBJECTIVES = {"hartmann6": (hartmann6_parameters, lambda p: hartmann6(p["x"])), "svc-digits": (svc_parameters, svc_error)}
+def categorical_problem(width: int):
+    """``(suggest, evaluate)`` of ``categorical-<width>``: Branin with its first input shifted by ``shift[c]`` in
+    [-2, 2] plus ``offset[c]`` (0 for one category drawn at random, the others in [0.5, 5]): every category's
+    minimum keeps inside the box, and only one reaches Branin's optimum."""
+    import numpy as np
+
+    import peers
+
+    rng = np.random.default_rng(width)
+    shift, offset = rng.uniform(-2.0, 2.0, width), rng.uniform(0.5, 5.0, width)
+    offset[rng.integers(width)] = 0.0
+    names = [f"c{k}" for k in range(width)]
+
+    def suggest(trial) -> dict:
+        return {"c": names.index(trial.suggest_categorical("c", names)), "x1": trial.suggest_float("x1", -5.0, 10.0),
+                "x2": trial.suggest_float("x2", 0.0, 15.0)}
+
+    def evaluate(params: dict) -> float:
+        c = params["c"]
+        return float(peers.branin(np.array([params["x1"] + shift[c], params["x2"]])) + offset[c])
+
+    return suggest, evaluate
+
+
+OBJECTIVES = {"hartmann6": (hartmann6_parameters, lambda p: hartmann6(p["x"])), "svc-digits": (svc_parameters, svc_error),
+              **{name: categorical_problem(int(name.split("-")[1])) for name in CATEGORICAL}}
 
 
 def sampler(variant: str, seed: int):
@@ -198,6 +227,8 @@ def claims() -> list[dict]:
     results = _common.load_results("optuna_sampler.json", {})
     rows = []
     for problem, budget in BUDGETS.items():
+        if problem in CATEGORICAL:
+            continue
         ours, theirs = _stats(results, problem, "jbo-sampler"), _stats(results, problem, "gpsampler")
         what = f"{problem}, {budget} trials: JboSampler vs Optuna's GPSampler inside Optuna (mean best)"
         if ours is None or theirs is None:
@@ -208,6 +239,20 @@ def claims() -> list[dict]:
         rows.append(_common.claim("jbo", what, f"GPSampler {theirs[0]:.4f} ± {theirs[1]:.4f} ({theirs[2]} seeds,"
                                   " same seeds)", f"{ours[0]:.4f} ± {ours[1]:.4f} ({ours[2]} seeds)", verdict,
                                   "optuna_sampler"))
+    what = (f"{' / '.join(CATEGORICAL)} (K categories sharing two floats), {BUDGETS[CATEGORICAL[0]]} trials: JboSampler "
+            "vs Optuna's TPE (mean best)")
+    found = [(_stats(results, p, "jbo-sampler"), _stats(results, p, "tpe")) for p in CATEGORICAL]
+    if any(ours is None or theirs is None for ours, theirs in found):
+        rows.append(_common.claim("jbo", what, "–", "–", "not run", "optuna_sampler"))
+    else:
+        verdicts = []
+        for ours, theirs in found:
+            diff, se = ours[0] - theirs[0], (ours[1] ** 2 + theirs[1] ** 2) ** 0.5
+            verdicts.append("yes" if diff < 0 else "partly" if diff <= 2 * se else "no")
+        verdict = min(verdicts, key=["no", "partly", "yes"].index)
+        rows.append(_common.claim("jbo", what, "TPE " + " / ".join(f"{t[0]:.4f} ± {t[1]:.4f}" for _, t in found),
+                                  " / ".join(f"{o[0]:.4f} ± {o[1]:.4f}" for o, _ in found)
+                                  + f" ({min(o[2] for o, _ in found)} seeds, same seeds)", verdict, "optuna_sampler"))
     what = "Steady trial through JboSampler vs jbo's own ask + tell (Hartmann6)"
     if "overhead" in results:
         ratio = results["overhead"]["ratio"]
@@ -231,7 +276,8 @@ def write_report(results: dict) -> str:
              "so its L-BFGS-B runs sequentially, which costs it time, not quality); jbo-minimize is "
              "`jbo.minimize(model=\"gp\")` on the same function. Seconds per trial: medians over trials 21 on, two "
              "runs side by side on the two cores. Runs: `quality --problems hartmann6 --seeds 30`, "
-             "`quality --problems svc-digits --seeds 10`, `overhead --rounds 15`.", ""]
+             "`quality --problems svc-digits --seeds 10`, `quality --problems categorical-4 categorical-12 --variants "
+             "jbo-sampler tpe --seeds 30`, `overhead --rounds 15`.", ""]
     for problem in BUDGETS:
         runs = results.get(problem, {})
         if not runs:
@@ -278,7 +324,7 @@ def main(argv=None):
             _common.run_grid(path, [problem], todo, args.seeds, run, lambda r: "")
     if "overhead" in args.parts:
         _common.merge_result(path, ["overhead"], overhead(args.rounds))
-    _common.record_provenance("optuna_sampler")
+    _common.record_provenance("optuna_sampler", accumulates=True)
     _common.regenerate()
 
 

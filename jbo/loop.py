@@ -235,8 +235,11 @@ def _check_maximize(config: MaximizeConfig) -> MaximizeConfig:
             raise ValueError(f"maximize.{field} must be >= 0, got {getattr(config, field)!r}")
     if config.schedule not in SCHEDULES:
         raise ValueError(f"maximize.schedule must be one of {list(SCHEDULES)}, got {config.schedule!r}")
+    if not float(config.eps) > 0:
+        raise ValueError(f"maximize.eps must be > 0, got {config.eps!r}")
     return config._replace(num_anchors=int(config.num_anchors), num_local=int(config.num_local),
-                           top_k=int(config.top_k), num_steps=int(config.num_steps), screen=int(config.screen))
+                           top_k=int(config.top_k), num_steps=int(config.num_steps), screen=int(config.screen),
+                           eps=float(config.eps))
 
 
 # ----------------------------------------------------------------------------- the traced suggestion
@@ -272,8 +275,9 @@ def standardize(history: History, failures: str, impute=None, output_warping: st
     (``"ignore"``: Gelbart et al. 2014's constrained EI) or at the worst feasible value (``"worst"``). Left
     out, the model extrapolates the feasible trend into the infeasible region and the acquisition keeps
     probing its boundary; at the worst value, it sees a cliff at the boundary, where constrained optima
-    lie; the median says neither (experiments/constrained.py measures the three). The targets are shifted to zero mean and scaled to unit standard
-    deviation over the model's rows (a constant objective keeps the unit scale).
+    lie; the median says neither (experiments/constrained.py measures the three). The targets are shifted
+    to zero mean and scaled to unit standard deviation over the model's rows (a constant objective keeps
+    the unit scale).
 
     Args:
       history: the padded observations.

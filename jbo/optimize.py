@@ -18,7 +18,7 @@ import optax
 
 
 class MaximizeConfig(NamedTuple):
-    """Sizes of the acquisition search (hashable: it is a static argument of the jitted step).
+    r"""Sizes of the acquisition search (hashable: it is a static argument of the jitted step).
 
     Attributes:
       num_anchors: scrambled Sobol points scored per suggestion.
@@ -33,6 +33,11 @@ class MaximizeConfig(NamedTuple):
       schedule: Adam's step size over the steps, one of :data:`SCHEDULES`: ``"constant"`` (``learning_rate``
         throughout) or ``"cosine"`` (from ``learning_rate`` down to zero along a half cosine, Loshchilov & Hutter
         2017): the iterates then settle on their local optimum instead of circling it at the step size.
+      eps: Adam's :math:`\epsilon` (Kingma & Ba 2015, Algorithm 1): a step is :math:`\eta\,\hat m / (\sqrt{\hat
+        v} + \epsilon)`, about :math:`\eta` per coordinate whatever the gradient's size while
+        :math:`|g| \gg \epsilon` and proportional to the gradient below, so that a larger :math:`\epsilon`
+        slows the iterates down where the score is flat (``experiments/bock_rounding.py`` measures it
+        against round-off in BOCK's search).
     """
 
     num_anchors: int = 1024
@@ -43,6 +48,7 @@ class MaximizeConfig(NamedTuple):
     learning_rate: float = 0.01
     screen: int = 0
     schedule: str = "constant"
+    eps: float = 1e-8
 
 
 #: Step-size schedules of the acquisition search (:attr:`MaximizeConfig.schedule`).
@@ -67,7 +73,7 @@ def local_anchors(rng: np.random.Generator, x_best: np.ndarray, num: int, scale:
 
 
 def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100, learning_rate: float = 0.01,
-             bounds=None, screen: tuple[Callable, int] | None = None, schedule: str = "constant"):
+             bounds=None, screen: tuple[Callable, int] | None = None, schedule: str = "constant", eps: float = 1e-8):
     """Maximise ``score_fn`` over the unit cube (or the box ``bounds``) from the best of ``anchors``.
 
     Traceable (call it inside your own ``jit``). Called outside ``jit`` with a score that is a
@@ -87,17 +93,18 @@ def maximize(score_fn: Callable, anchors, top_k: int = 10, num_steps: int = 100,
       screen: ``(cheap_score_fn, keep)``: only the ``keep`` anchors best under ``cheap_score_fn`` are scored by
         ``score_fn`` (:attr:`MaximizeConfig.screen`), or ``None``.
       schedule: Adam's step-size schedule (:attr:`MaximizeConfig.schedule`).
+      eps: Adam's epsilon (:attr:`MaximizeConfig.eps`).
     Returns:
       ``(x, score)``: the best point visited ``(D,)`` and its score.
     """
     if isinstance(score_fn, jax.tree_util.Partial) and not isinstance(anchors, jax.core.Tracer) and screen is None:
         return _maximize_compiled(score_fn, anchors, top_k=top_k, num_steps=num_steps, learning_rate=learning_rate,
-                                  bounds=bounds, schedule=schedule)
-    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds, screen, schedule)
+                                  bounds=bounds, schedule=schedule, eps=eps)
+    return _maximize(score_fn, anchors, top_k, num_steps, learning_rate, bounds, screen, schedule, eps)
 
 
 def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_rate: float, bounds=None,
-              screen=None, schedule: str = "constant"):
+              screen=None, schedule: str = "constant", eps: float = 1e-8):
     lower, upper = (0.0, 1.0) if bounds is None else bounds
     if screen is not None and 0 < screen[1] < anchors.shape[0]:
         cheap = screen[0](anchors)
@@ -110,7 +117,7 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
     if num_steps == 0:
         return starts[0], top_scores[0]
 
-    optimizer = optax.adam(step_sizes(learning_rate, num_steps, schedule))
+    optimizer = optax.adam(step_sizes(learning_rate, num_steps, schedule), eps=eps)
 
     def negative_total(x):
         scores = score_fn(x)
@@ -139,4 +146,4 @@ def _maximize(score_fn: Callable, anchors, top_k: int, num_steps: int, learning_
     return best_x[i], best_s[i]
 
 
-_maximize_compiled = jax.jit(_maximize, static_argnames=("top_k", "num_steps", "learning_rate", "schedule"))
+_maximize_compiled = jax.jit(_maximize, static_argnames=("top_k", "num_steps", "learning_rate", "schedule", "eps"))

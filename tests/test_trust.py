@@ -176,3 +176,19 @@ def test_a_cosine_schedule_decays_the_step_to_zero_and_still_finds_the_maximum()
     np.testing.assert_allclose(np.asarray(x), optimum, atol=1e-3)
     with pytest.raises(ValueError, match="maximize.schedule"):
         jbo.Optimizer(jbo.Space({"x": jbo.Real(0, 1)}), maximize={"schedule": "linear"})
+
+
+def test_adams_epsilon_reaches_the_search_and_is_validated():
+    """Adam's step is about the learning rate while the gradient dwarfs epsilon, and the gradient times
+    learning rate / epsilon below: with a huge epsilon the search barely leaves its best anchor."""
+    optimum = np.array([0.3123, 0.71])
+    anchors = np.random.default_rng(0).random((32, 2))
+    score = lambda x: -((x - optimum) ** 2).sum(-1)
+    best_anchor = anchors[np.argmax(np.asarray(score(anchors)))]
+    assert np.abs(best_anchor - optimum).max() > 0.05
+    x, _ = maximize(score, anchors, top_k=1, num_steps=100, learning_rate=0.05)
+    np.testing.assert_allclose(np.asarray(x), optimum, atol=0.05)
+    x, _ = maximize(score, anchors, top_k=1, num_steps=100, learning_rate=0.05, eps=1e3)
+    np.testing.assert_allclose(np.asarray(x), best_anchor, atol=0.01)
+    with pytest.raises(ValueError, match="maximize.eps"):
+        jbo.Optimizer(jbo.Space({"x": jbo.Real(0, 1)}), maximize={"eps": 0.0})

@@ -245,7 +245,7 @@ def search(key, acquisition: Acquisition, ucb_beta, anchors, score_of, thompson,
 
     screen = (scored(screen_of), config.screen) if screen_of is not None and config.screen else None
     return maximize(scored(score_of), anchors, config.top_k, config.num_steps, config.learning_rate, region, screen,
-                    config.schedule)
+                    config.schedule, config.eps)
 
 
 def warp_evidence(surrogate: Surrogate, params, data, log_jacobian=0.0, num_fitted: int = 0):

@@ -215,7 +215,8 @@ def propose(spec: TreeSpec, decoder: LeafDecoder, params, data: TreeData, pendin
         posteriors = jax.vmap(lambda post: fantasize(spec, decoder, post, pending_x, pending_mask))(posteriors)
     leaves = jnp.arange(spec.num_leaves)
     search = functools.partial(maximize, top_k=config.top_k, num_steps=config.num_steps,
-                               learning_rate=config.learning_rate, bounds=region, schedule=config.schedule)
+                               learning_rate=config.learning_rate, bounds=region, schedule=config.schedule,
+                               eps=config.eps)
 
     def leaf_search(leaf, extra):
         score = _leaf_acquisition(spec, posteriors, leaf, best, acquisition, ucb_beta, choice)
