@@ -264,7 +264,7 @@ def main(argv=None):
     for part in args.parts:
         print(f"running {part} ...", flush=True)
         result = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)
-        _common.record_provenance("bench_compiled")
+        _common.record_provenance("bench_compiled", accumulates=True)
         _common.merge_results(results_path(), [([part], result), ([part + "_header"], _common.header("bench_compiled"))])
     _common.regenerate()
 
