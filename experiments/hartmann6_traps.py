@@ -48,6 +48,9 @@ VARIANTS = {  # name: jbo.minimize options (all else the defaults)
     "ucb_beta=4": {"ucb_beta": 4.0},
     "no trust region": {"trust_region": False},
     "no trust region, ucb_beta=3": {"trust_region": False, "ucb_beta": 3.0},
+    "today's, n_init=12": {"n_init": 12},
+    "today's, n_init=20": {"n_init": 20},
+    "today's, n_init=30": {"n_init": 30},
 }
 
 
@@ -188,7 +191,7 @@ def main(argv=None):
         _common.run_study_grid(out(), ["hartmann6"], args.variants, range(args.seeds), setup_of, args.chunk)
     else:
         _common.run_grid_calls(out(), ["hartmann6"], args.variants, range(args.seeds), run_calls(args.path, args.chunk))
-    _common.record_provenance("hartmann6_traps")
+    _common.record_provenance("hartmann6_traps", accumulates=True)
     _common.regenerate()
 
 
