@@ -305,7 +305,7 @@ def standardize(history: History, failures: str, impute=None, output_warping: st
     if failures == "constraint" or history.feasible is not None:  # static: the run models feasibility
         rows = history.mask & (feasibility(history, failures).y == 0)
         if infeasible == "ignore":
-            y, mask = jnp.where(rows, 0.0, y), mask & ~rows
+            mask = mask & ~rows
         else:
             fill = worst if infeasible == "worst" else jnp.nanmedian(jnp.where(ok, history.y, jnp.nan))
             y, mask = jnp.where(rows, jnp.where(jnp.isfinite(fill), fill, 0.0), y), mask | rows
