@@ -296,9 +296,10 @@ def main(argv=None):
 
 
 def record_provenance(section: str) -> None:
-    """The section's provenance, unless the runs went to a ``--results`` file of their own (not reported)."""
+    """The section's provenance (its commands accumulate: a grid that grows cell by cell), unless the runs went
+    to a ``--results`` file of their own (not reported)."""
     if RESULTS is None:
-        _common.record_provenance(section)
+        _common.record_provenance(section, accumulates=True)
 
 
 #: What each variant is, and the row it is compared with seed by seed.
