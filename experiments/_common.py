@@ -698,10 +698,12 @@ def mean_se(values) -> tuple[float, float]:
 
 def regenerate() -> None:
     """Rewrite BENCHMARKS.md (and, for the repository's results, the README's headline table) from all
-    stored results: what a script calls once its runs are stored (:mod:`report`)."""
-    import report
-
-    print(f"wrote {report.write(figures=PLOTS)}")
+    stored results: what a script calls once its runs are stored. ``experiments/report.py`` runs in its own
+    process (it imports every script; none imports it)."""
+    command = [sys.executable, os.path.join(ROOT, "experiments", "report.py")]
+    if RESULTS != os.path.join(ROOT, "experiments", "results"):
+        command += ["--results-dir", RESULTS]
+    subprocess.run(command + (["--figures"] if PLOTS else []), check=True)
 
 
 def missing_seeds(results: dict, problem: str, variants, seeds) -> dict[tuple[int, ...], list[str]]:

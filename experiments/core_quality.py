@@ -223,8 +223,8 @@ def notes(results: dict) -> list[str]:
         within = abs(gain) <= 2 * (h["best_se"] ** 2 + esc["best_se"] ** 2) ** 0.5
         import escape_ablation
 
-        elsewhere = escape_ablation._paired(_common.load_results("escape_ablation.json", {}))
-        costs = sum(escape_ablation._verdict(row) == "costs" for row in elsewhere)
+        elsewhere = escape_ablation.verdicts(escape_ablation.EXPERIMENT.results())
+        costs = sum(kind == "costs" for kind in elsewhere.values())
         lines.append(f"`escape on` rows: jbo's opt-in escape rule (`escape=True`, `jbo.escape`): Hartmann6"
                      f" {_text(esc, 'hartmann6')}, {_trapped(esc)}/{esc['n']} seeds trapped against {_trapped(h)}/{h['n']};"
                      f" the mean moves by {gain:.4f}, {'within' if within else 'beyond'} two standard errors of the"

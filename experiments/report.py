@@ -83,24 +83,34 @@ def headline_table(claims: list[dict]) -> str:
 
 
 def collect(figures: bool = False) -> tuple[dict, list[dict]]:
-    """Every script's sections (rendered into a scratch file) and claims, by script name."""
-    target, plots = _common.BENCHMARKS, _common.PLOTS
+    """Every script's sections (``{script: {section: markdown}}``, what its ``report()`` returns) and claims.
+
+    ``figures``: also draw each script's figures from its stored results (its ``figures()``, where it has one).
+    """
     sections, claims = {}, []
+    for _, scripts in PARTS:
+        for name in scripts:
+            module = importlib.import_module(name)
+            sections[name] = _legacy_sections(module, figures)
+            if figures and hasattr(module, "figures"):
+                module.figures()
+            claims += module.claims()
+    return sections, claims
+
+
+def _legacy_sections(module, figures: bool) -> dict:
+    """The sections ``module.report()`` returns, or (a script not converted yet) those it writes through
+    :func:`_common.update_section`."""
+    target, plots = _common.BENCHMARKS, _common.PLOTS
     with tempfile.TemporaryDirectory() as scratch:
         _common.BENCHMARKS, _common.PLOTS = os.path.join(scratch, "BENCHMARKS.md"), figures
         try:
-            for _, scripts in PARTS:
-                for name in scripts:
-                    module = importlib.import_module(name)
-                    before = set(_sections(open(_common.BENCHMARKS).read())) if os.path.exists(_common.BENCHMARKS) \
-                        else set()
-                    module.report()
-                    after = _sections(open(_common.BENCHMARKS).read()) if os.path.exists(_common.BENCHMARKS) else {}
-                    sections[name] = {k: v for k, v in after.items() if k not in before}
-                    claims += module.claims()
+            rendered = module.report()
+            if rendered is not None:
+                return rendered
+            return _sections(open(_common.BENCHMARKS).read()) if os.path.exists(_common.BENCHMARKS) else {}
         finally:
             _common.BENCHMARKS, _common.PLOTS = target, plots
-    return sections, claims
 
 
 #: What BENCHMARKS.md keeps of a section: notes (the rest, with every table, is in its details file) and table rows.
@@ -199,13 +209,41 @@ def write(figures: bool = False, readme: bool | None = None) -> str:
     return _common.BENCHMARKS
 
 
+def summary_of(text: str) -> list[str]:
+    """The summary table's rows of a BENCHMARKS.md text."""
+    body = text.split("## Summary", 1)[-1]
+    return [line for line in body.split("\n## ", 1)[0].splitlines() if line.startswith("|")]
+
+
+def check() -> int:
+    """Render without writing and compare with BENCHMARKS.md: ``0`` when its summary table is what the data give,
+    ``1`` (with the rows that differ) otherwise; sections whose text differs are listed either way."""
+    import difflib
+
+    sections, claims = collect()
+    text, details = render(sections, claims)
+    stored = open(_common.BENCHMARKS).read() if os.path.exists(_common.BENCHMARKS) else ""
+    changed = [os.path.basename(path) for path, detail in details.items()
+               if not os.path.exists(path) or open(path).read() != detail]
+    print(f"BENCHMARKS.md: {len(text.splitlines())} lines rendered ({len(stored.splitlines())} stored); sections whose"
+          f" text changed: {', '.join(changed) or 'none'}")
+    diff = list(difflib.unified_diff(summary_of(stored), summary_of(text), "stored summary", "rendered summary",
+                                     lineterm="", n=0))
+    print("\n".join(diff) if diff else "summary: unchanged")
+    return 1 if diff else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--figures", action="store_true", help="draw every section's figures again")
     parser.add_argument("--results-dir", default=None, help="regenerate from (and into) this directory")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing: compare the rendered summary with BENCHMARKS.md's (exit 1 if it differs)")
     args = parser.parse_args(argv)
     _common.setup(cache=False)
     _common.use_results_dir(args.results_dir)
+    if args.check:
+        raise SystemExit(check())
     print(write(args.figures))
 
 
