@@ -1,4 +1,5 @@
-"""Shared plumbing of the experiment scripts: environment, machine description, BENCHMARKS.md sections."""
+"""Shared plumbing of the experiment scripts: results files, provenance, command lines, running seeds through
+:func:`jbo.study`, timing and the summary's claims (:mod:`driver` declares experiments on top of it)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ PAPER_GP = {"acquisition": "ei", "trust_region": False}
 #: Snoek et al.'s (2015) DNGO as the reproduction scripts run it: standardised targets and a whole-box search,
 #: where jbo's DNGO defaults to Yeo-Johnson warped targets in a trust region (BENCHMARKS.md, dngo_vs_tpe).
 PAPER_DNGO = {"output_warping": "none", "trust_region": False}
-PATHS = ("compiled", "ask-tell")  # how a script runs jbo's seeds: jbo.minimize_many, or jbo.minimize per seed
+PATHS = ("compiled", "ask-tell")  # how stored seeds ran: one jbo.study (or minimize_many) call, or jbo.minimize each
 
 
 # --- results files ------------------------------------------------------------------------------------------
@@ -290,19 +291,6 @@ def header(section: str, command_form: str | None = None) -> str:
             f"- command: {command}\n{note}")
 
 
-def update_section(name: str, markdown: str) -> None:
-    """Replace (or append) the section ``name`` of BENCHMARKS.md, delimited by HTML comments."""
-    begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
-    text = open(BENCHMARKS).read() if os.path.exists(BENCHMARKS) else "# jbo benchmarks\n\n"
-    block = f"{begin}\n{markdown.rstrip()}\n{end}"
-    if begin in text and end in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    with open(BENCHMARKS, "w") as f:
-        f.write(text)
-
-
 def merge_result(path: str, keys: list[str], record) -> dict:
     """Set ``results[keys[0]][keys[1]]... = record`` in the JSON file ``path`` under a file lock.
 
@@ -415,17 +403,6 @@ def add_grid_arguments(parser, variants, seeds: int = 10, problems=None) -> None
     parser.add_argument("--variants", nargs="+", default=list(variants), choices=list(variants))
 
 
-def grid_results(args, path: str, problems, run, describe=lambda record: "", run_calls=None) -> dict:
-    """The saved results (``args.report_only``) or those of :func:`run_grid` over ``args``' variants and
-    seeds (:func:`run_grid_calls` with ``run_calls`` when it is given; ``run`` is then unused)."""
-
-    if args.report_only:
-        return read_json(path, {})
-    if run_calls is not None:
-        return run_grid_calls(path, problems, args.variants, range(args.seeds), run_calls)
-    return run_grid(path, problems, args.variants, args.seeds, run, describe)
-
-
 # ----------------------------------------------------------------------------------------------
 # Running jbo's seeds: one compiled jbo.minimize_many call, or the ask/tell loop of jbo.minimize
 # ----------------------------------------------------------------------------------------------
@@ -437,15 +414,6 @@ def display_path(path: str) -> str:
     """``path`` as a report names it: relative to the repository when inside it, else absolute."""
     path = os.path.abspath(path)
     return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
-
-
-def add_path_arguments(parser) -> None:
-    """``--path`` (compiled / ask-tell) and ``--chunk``: the options of a script that runs jbo on JAX
-    objectives either way."""
-    parser.add_argument("--path", choices=PATHS, default="compiled",
-                        help="compiled: all seeds of a (problem, method) in one jbo.minimize_many call (default);"
-                             " ask-tell: the per-seed jbo.minimize loop, for comparison")
-    add_chunk_argument(parser)
 
 
 def add_chunk_argument(parser) -> None:
@@ -476,16 +444,17 @@ def check_compiled(options: dict) -> None:
                          " or with --path ask-tell")
 
 
-def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None, store: str | None = None):
-    """Run ``seeds`` of every arm through one :func:`jbo.study` call (per ``chunk`` of seeds): arms that
-    differ only in values share one compiled program. Yields ``(arm, seeds, values, call)`` per arm and call.
-    With ``store``, the study keeps its runs there as they go (values only) and continues what it finds.
+def study_calls(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None, store: str | None = None):
+    """Run ``seeds`` of every arm through one :func:`jbo.study` call (per ``chunk`` of seeds): arms that differ
+    only in values share one compiled program. With ``store`` the study keeps its runs there as they go (values
+    only) and continues what it finds. Yields ``(arm index, arm, seeds, values, call, result)`` per arm and call.
 
-    ``call`` is ``{"path": "compiled", "seeds", "seconds", "compile_seconds", "arms"}``: the study's wall
-    time less compilation shared among its arms in proportion to their runs' seconds, plus the compile
-    time of the arm's program shared among the arms it ran; ``arms`` names the arms of the study. With a store
-    the wall time is the runs' stored step seconds over the runs made at once (``timed_from: "store"``).
-    ``values`` is one list of objective values per seed, in evaluation order.
+    ``values``: one list of objective values per seed, in evaluation order. ``call``: ``{"path": "compiled",
+    "seeds", "seconds", "compile_seconds", "arms"}``, the study's wall time less compilation shared among its arms
+    in proportion to their runs' seconds, plus the compile time of the arm's program shared among the arms it
+    ran. A continued study's wall time misses what earlier processes ran: with a store it is the runs' stored
+    step seconds over the runs made at once, one per core (``timed_from: "store"``). ``result``: the
+    :class:`jbo.StudyResult`.
     """
     import time
 
@@ -502,48 +471,27 @@ def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None
         wall = time.perf_counter() - start
         run_seconds = result.step_seconds.sum(axis=(1, 2))
         share = run_seconds / max(float(run_seconds.sum()), 1e-12)
-        if store:  # a continued study's wall time misses what earlier processes ran: the runs' stored step times
-            # stand in for it, shared by the runs made at once (one per core)
+        if store:
             wall = float(run_seconds.sum()) / min(len(part), os.cpu_count() or 1) + result.compile_seconds
         for a, name in enumerate(result.arms):
             compile_seconds = sum(s / len(names) for names, s in result.programs if name in names)
             call = {"path": "compiled", "seeds": part, "arms": list(result.arms),
                     "seconds": float(share[a] * (wall - result.compile_seconds) + compile_seconds),
                     "compile_seconds": float(compile_seconds), **({"timed_from": "store"} if store else {})}
-            yield name, part, [[float(v) for v in row] for row in result.values[a]], call
+            yield a, name, part, [[float(v) for v in row] for row in result.values[a]], call, result
 
 
-def run_seeds(fn, space, budget: int, seeds, path: str = "compiled", chunk: int | None = None,
-              step_seconds: bool = False, **options):
-    """Run ``seeds`` of jbo on the JAX objective ``fn``; yield ``(seeds, values, call)`` once per call.
+def run_arms(fn, space, budget: int, seeds, arms: dict, chunk: int | None = None, store: str | None = None):
+    """:func:`study_calls` yielding ``(arm, seeds, values, call)``."""
+    for _, name, part, values, call, _ in study_calls(fn, space, budget, seeds, arms, chunk, store):
+        yield name, part, values, call
 
-    ``path="compiled"``: one :func:`jbo.study` call of one arm for all ``seeds`` (or one per ``chunk``
-    of them; :func:`run_arms`); ``call`` is ``{"path", "seeds", "seconds": wall time of the call,
-    "compile_seconds"}``. ``path="ask-tell"``: one :func:`jbo.minimize` per seed (each seed its own call,
-    ``compile_seconds`` ``None``: compilation, if any, is inside the first seeds' time); with
-    ``step_seconds`` the call also holds the wall time of every evaluation's step (suggestion +
-    evaluation). ``values`` is one list of objective values per seed, in evaluation order.
-    """
-    import time
 
-    import jbo
-
-    if path not in PATHS:
-        raise ValueError(f"unknown path {path!r}; valid: {list(PATHS)}")
-    seeds = [int(s) for s in seeds]
-    if path == "compiled":
-        for _, part, values, call in run_arms(fn, space, budget, seeds, {"run": options}, chunk):
-            call.pop("arms")
-            yield part, values, call
-        return
-    for seed in seeds:
-        stamps = [time.perf_counter()]
-        callback = (lambda _: stamps.append(time.perf_counter())) if step_seconds else None
-        result = jbo.minimize(fn, space, budget=budget, seed=seed, callback=callback, **options)
-        call = {"path": path, "seeds": [seed], "seconds": time.perf_counter() - stamps[0], "compile_seconds": None}
-        if step_seconds:
-            call["step_seconds"] = [b - a for a, b in zip(stamps[:-1], stamps[1:])]
-        yield [seed], [[float(v) for v in result.values]], call
+def run_seeds(fn, space, budget: int, seeds, chunk: int | None = None, **options):
+    """:func:`run_arms` of one arm (``options``), yielding ``(seeds, values, call)``."""
+    for _, part, values, call in run_arms(fn, space, budget, seeds, {"run": options}, chunk):
+        call.pop("arms")
+        yield part, values, call
 
 
 def seed_records(seeds, values, call) -> dict:
@@ -620,44 +568,9 @@ def compile_text(t: dict) -> str:
     return ", ".join(seconds_text(c) for c in t["compile"]) if t["compile"] else "–"
 
 
-def run_grid_calls(path: str, problems, variants, seeds, run_calls) -> dict:
-    """:func:`run_grid` by calls: every missing seed of a ``(problem, variant)`` in one go.
-
-    Args:
-      path: results file, ``results[problem][variant][str(seed)] = record`` (:func:`seed_records`; all
-        seeds of a call are stored at once, finished seeds are skipped).
-      seeds: the seeds to have.
-      run_calls: ``(problem, variant, seeds) -> iterable of (seeds, values, call)`` (:func:`run_seeds`).
-    Returns:
-      The merged results.
-    """
-
-    import numpy as np
-
-    results = read_json(path, {})
-    for problem in problems:
-        for variant in variants:
-            done = results.get(problem, {}).get(variant, {})
-            todo = [int(s) for s in seeds if str(s) not in done]
-            if not todo:
-                continue
-            for call_seeds, values, call in run_calls(problem, variant, todo):
-                records = seed_records(call_seeds, values, call)
-                best = np.array([np.nanmin(np.asarray(v, float)) for v in values])
-                compiled = f", compile {call['compile_seconds']:.0f} s" if call["compile_seconds"] is not None else ""
-                print(f"{problem} {variant} seeds {call_seeds} ({call['path']}): best mean {best.mean():.5g}"
-                      f" ({call['seconds']:.0f} s{compiled})", flush=True)
-                results = merge_results(path, [([problem, variant, s], r) for s, r in records.items()])
-    return results
-
-
 # ----------------------------------------------------------------------------------------------
 # The report: sections from stored data, and the claims the summary table lists
 # ----------------------------------------------------------------------------------------------
-# Whether report functions draw their figures (experiments/report.py turns it off unless asked: a
-# regenerated BENCHMARKS.md needs only the data, the figures were drawn when the data were made).
-PLOTS = True
-
 VERDICTS = ("yes", "partly", "no", "not run")
 
 
@@ -696,14 +609,14 @@ def mean_se(values) -> tuple[float, float]:
     return float(values.mean()), float(se)
 
 
-def regenerate() -> None:
-    """Rewrite BENCHMARKS.md (and, for the repository's results, the README's headline table) from all
-    stored results: what a script calls once its runs are stored. ``experiments/report.py`` runs in its own
-    process (it imports every script; none imports it)."""
+def regenerate(figures: bool = True) -> None:
+    """Rewrite BENCHMARKS.md (and, for the repository's results, the README's headline table) from all stored
+    results, drawing the figures again: what a script calls once its runs are stored. ``experiments/report.py``
+    runs in its own process (it imports every script; none imports it)."""
     command = [sys.executable, os.path.join(ROOT, "experiments", "report.py")]
     if RESULTS != os.path.join(ROOT, "experiments", "results"):
         command += ["--results-dir", RESULTS]
-    subprocess.run(command + (["--figures"] if PLOTS else []), check=True)
+    subprocess.run(command + (["--figures"] if figures else []), check=True)
 
 
 def missing_seeds(results: dict, problem: str, variants, seeds) -> dict[tuple[int, ...], list[str]]:
@@ -716,31 +629,3 @@ def missing_seeds(results: dict, problem: str, variants, seeds) -> dict[tuple[in
         if missing:
             todo.setdefault(missing, []).append(variant)
     return todo
-
-
-def run_study_grid(path: str, problems, variants, seeds, setup_of, chunk: int | None = None) -> dict:
-    """:func:`run_grid_calls` with each problem's variants in one :func:`jbo.study` (:func:`run_arms`):
-    variants that differ only in values share a compiled program.
-
-    Args:
-      path: results file, ``results[problem][variant][str(seed)] = record`` (finished seeds are skipped;
-        variants missing the same seeds run together).
-      seeds: the seeds to have.
-      setup_of: ``(problem, variants) -> (fn, space, budget, {variant: options})``.
-    Returns:
-      The merged results.
-    """
-
-    import numpy as np
-
-    results = read_json(path, {})
-    for problem in problems:
-        for missing, names in missing_seeds(results, problem, variants, seeds).items():
-            fn, space, budget, arms = setup_of(problem, names)
-            for variant, call_seeds, values, call in run_arms(fn, space, budget, missing, arms, chunk):
-                records = seed_records(call_seeds, values, call)
-                best = np.array([np.nanmin(np.asarray(v, float)) for v in values])
-                print(f"{problem} {variant} seeds {call_seeds}: best mean {best.mean():.5g}"
-                      f" ({call['seconds']:.0f} s, compile {call['compile_seconds']:.0f} s)", flush=True)
-                results = merge_results(path, [([problem, variant, s], r) for s, r in records.items()])
-    return results

@@ -1,152 +1,84 @@
-"""Compilation and the compiled path, measured side by side (issue 16's bars).
+"""Compilation and the compiled path, measured side by side (issue 16's bars), on Hartmann6.
 
-Parts (each stores its result, with the provenance of its run, in experiments/results/bench_compiled.json,
-from which BENCHMARKS.md is regenerated: ``experiments/report.py``; ``--report-only``: only that):
-
-* ``many``: 10 seeds of Hartmann6 at 60 evaluations, GP with MAP: ``jbo.minimize_many`` (one
-  program for all seeds) against ``jbo.minimize`` seed after seed in one process. Each side runs in
-  a fresh Python process with the persistent compilation cache off, so both pay their compilations.
-* ``fresh``: a fresh Python process running ``jbo.minimize`` on Hartmann6 at 100 evaluations with
-  the defaults (GP, slice sampling, EI), with an empty compilation cache and with a warm one,
-  against Optuna's GPSampler doing the same run (``--peers-python``: an interpreter with optuna,
-  see experiments/requirements-peers.txt). Runs alternate; medians over ``--repeats``.
-* ``step``: the guide's (docs/guide.md) "write your own BO step" loop against ``jbo.Optimizer`` suggestions at the
-  same N (same padded size, MAP), steady iterations only.
-* ``parity``: 30 seeds of Hartmann6 at 100 evaluations with the defaults through ``minimize_many``
-  and through ``minimize``: mean best and its standard error.
+Parts: ``many``: 10 seeds at 60 evaluations (MAP), ``jbo.minimize_many`` against ``jbo.minimize`` seed after seed,
+each in a fresh process without the persistent cache; ``fresh``: a fresh process's whole run at 100 evaluations with
+an empty and a warm cache, against Optuna's GPSampler (``--peers-python``: an interpreter with optuna); ``step``:
+the guide's "write your own BO step" loop against ``jbo.Optimizer``; ``parity``: the two paths' mean best.
 
     python experiments/bench_compiled.py many fresh step --repeats 3 --peers-python /work/peers-venv/bin/python
     python experiments/bench_compiled.py parity --seeds 30
-    python experiments/bench_compiled.py --report-only
-
-Timings of paths against each other, not grids of runs: the parts call ``minimize_many`` and ``minimize``
-themselves (``jbo.study``'s own bars are bench_study's).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import _speed  # noqa: E402
 
 
-
-def results_path() -> str:
-    """The results JSON (under ``--results-dir`` when given)."""
-    return os.path.join(_common.RESULTS, "bench_compiled.json")
-
-
-MANY = r"""
-import time, json
-start = time.perf_counter()
-import jbo
-from jbo.benchmarks import get_problem
-p = get_problem("hartmann6")
-r = jbo.minimize_many(p.evaluate, p.space(), budget={budget}, seeds=range({seeds}), inference="map")
-print(json.dumps({{"seconds": time.perf_counter() - start, "compile": r.compile_seconds,
-                  "best": [float(b) for b in r.best_values]}}))
-"""
-
-SEQUENTIAL = r"""
-import time, json
-start = time.perf_counter()
-import jbo
-from jbo.benchmarks import get_problem
-p = get_problem("hartmann6")
-best, first = [], None
-for seed in range({seeds}):
-    r = jbo.minimize(p.evaluate, p.space(), budget={budget}, seed=seed, inference="map")
-    best.append(r.best_value)
-    first = first or time.perf_counter() - start
-print(json.dumps({{"seconds": time.perf_counter() - start, "first_seed": first, "best": best}}))
-"""
-
-FRESH = r"""
-import time, json
-start = time.perf_counter()
-import jbo
-from jbo.benchmarks import get_problem
-p = get_problem("hartmann6")
-r = jbo.minimize(p.evaluate, p.space(), budget={budget}, seed=0, **{options})
-print(json.dumps({{"seconds": time.perf_counter() - start, "best": r.best_value}}))
-"""
-
-OPTUNA = r"""
-import time, json, sys
-start = time.perf_counter()
-sys.path.insert(0, {experiments!r})
-import peers
-values = peers.run_optuna_gp("hartmann6", {budget}, 0)
-print(json.dumps({{"seconds": time.perf_counter() - start, "best": min(values)}}))
-"""
-
-
-def run_script(code: str, python: str = sys.executable, env: dict | None = None) -> dict:
-    """Run ``code`` in a fresh interpreter; the wall time seen from here and the JSON it prints."""
+def process(options: dict | None) -> dict:
+    """A fresh process's whole run (:func:`_speed.fresh`), Hartmann6 at 100 evaluations, seed 0: jbo with ``options``,
+    or (``None``) Optuna's GPSampler (``peers.py``)."""
     start = time.perf_counter()
-    out = subprocess.run([python, "-c", code], capture_output=True, text=True, env={**os.environ, **(env or {})},
-                         cwd=_common.ROOT)
-    wall = time.perf_counter() - start
-    if out.returncode:
-        raise RuntimeError(f"subprocess failed:\n{out.stderr[-3000:]}")
-    return {"wall": wall, **json.loads(out.stdout.strip().splitlines()[-1])}
+    if options is None:
+        import peers
+
+        return {"seconds": time.perf_counter() - start, "best": min(peers.run_optuna_gp("hartmann6", 100, 0))}
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    p = get_problem("hartmann6")
+    best = jbo.minimize(p.evaluate, p.space(), budget=100, seed=0, **options).best_value
+    return {"seconds": time.perf_counter() - start, "best": best}
 
 
 def part_many(args) -> dict:
-    env = {"JBO_NO_CACHE": "1"}
-    rows = {"minimize_many": [], "minimize": []}
-    for _ in range(args.repeats):
-        rows["minimize_many"].append(run_script(MANY.format(budget=60, seeds=10), env=env))
-        rows["minimize"].append(run_script(SEQUENTIAL.format(budget=60, seeds=10), env=env))
-    return rows
+    off = {"JBO_NO_CACHE": "1"}
+    runs = [(_speed.fresh(_speed.hartmann6, 60, 10, {"inference": "map"}, env=off),
+             _speed.fresh(_speed.hartmann6, 60, 10, {"inference": "map"}, False, env=off)) for _ in range(args.repeats)]
+    return {"minimize_many": [m for m, _ in runs], "minimize": [s for _, s in runs]}
 
 
 def part_fresh(args) -> dict:
-    rows = {"jbo, empty cache": [], "jbo, warm cache": [], "optuna": [],
-            "jbo (MAP), empty cache": [], "jbo (MAP), warm cache": []}
+    rows = {}
     for _ in range(args.repeats):
         for label, options in (("jbo", {}), ("jbo (MAP)", {"inference": "map"})):
-            with tempfile.TemporaryDirectory() as cache:
-                env = {"JBO_CACHE_DIR": cache, "JBO_NO_CACHE": ""}
-                code = FRESH.format(budget=100, options=options)
-                rows[f"{label}, empty cache"].append(run_script(code, env=env))
-                rows[f"{label}, warm cache"].append(run_script(code, env=env))
+            with tempfile.TemporaryDirectory() as cache:  # the second process finds what the first stored
+                for state in ("empty", "warm"):
+                    rows.setdefault(f"{label}, {state} cache", []).append(
+                        _speed.fresh(process, options, env={"JBO_CACHE_DIR": cache}))
         if args.peers_python:
-            code = OPTUNA.format(experiments=os.path.dirname(os.path.abspath(__file__)), budget=100)
-            rows["optuna"].append(run_script(code, python=args.peers_python,
-                                             env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}))
-    return {k: v for k, v in rows.items() if v}
+            rows.setdefault("optuna", []).append(_speed.fresh(process, None, python=args.peers_python, env={
+                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}))
+    return rows
 
 
 def part_step(args) -> dict:
-    """README loop vs Optimizer suggestions at the same N and padded size (in this process)."""
+    """The guide's loop against ``jbo.Optimizer`` suggestions at the same N and padded size, in this process."""
     import numpy as np
 
     import jbo
     from jbo.benchmarks import get_problem
 
-    readme = open(os.path.join(_common.ROOT, "docs", "guide.md"), encoding="utf-8").read()
-    block = re.search(r"```python\n(.*?)```", readme[readme.index("## Write your own BO step"):], re.S).group(1)
+    guide = open(os.path.join(_common.ROOT, "docs", "guide.md"), encoding="utf-8").read()
+    block = re.search(r"```python\n(.*?)```", guide[guide.index("## Write your own BO step"):], re.S).group(1)
     timed = block.replace("for i in range(20):\n", "times = []\nfor i in range(20):\n    t0 = time.perf_counter()\n")
-    assert "times = []" in timed
     timed = timed.replace("    y = np.append(", "    times.append(time.perf_counter() - t0)\n    y = np.append(")
-    namespace = {"time": time}
-    exec(compile("import time\n" + timed, "README", "exec"), namespace)
+    assert "times = []" in timed and "times.append" in timed, "the guide's loop changed: adapt the timing"
+    namespace = {}
+    exec(compile("import time\n" + timed, "guide", "exec"), namespace)
     own = namespace["times"][2:]  # the first two iterations compile
-
     problem = get_problem("hartmann6")
-    opt = jbo.Optimizer(problem.space(), inference="map", n_init=8, seed=0)
-    times = []
-    for i in range(28):
+    opt, times = jbo.Optimizer(problem.space(), inference="map", n_init=8, seed=0), []
+    for _ in range(28):
         t0 = time.perf_counter()
         config = opt.ask(size=32)
         times.append((opt.last_info["phase"], time.perf_counter() - t0))
@@ -160,12 +92,10 @@ def part_parity(args) -> dict:
     import jbo
     from jbo.benchmarks import get_problem
 
-    problem = get_problem("hartmann6")
-    start = time.perf_counter()
-    many = jbo.minimize_many(problem.evaluate, problem.space(), budget=100, seeds=range(args.seeds))
-    many_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    ask_tell = [jbo.minimize(problem.evaluate, problem.space(), budget=100, seed=s).best_value for s in range(args.seeds)]
+    p, start = get_problem("hartmann6"), time.perf_counter()
+    many = jbo.minimize_many(p.evaluate, p.space(), budget=100, seeds=range(args.seeds))
+    many_seconds, start = time.perf_counter() - start, time.perf_counter()
+    ask_tell = [jbo.minimize(p.evaluate, p.space(), budget=100, seed=s).best_value for s in range(args.seeds)]
     return {"minimize_many": [float(v) for v in many.best_values], "minimize": [float(v) for v in ask_tell],
             "many_seconds": many_seconds, "many_compile": many.compile_seconds,
             "minimize_seconds": time.perf_counter() - start}
@@ -178,10 +108,8 @@ def _parity(r: dict):
 
 
 def claims() -> list[dict]:
-    """The compiled path's quality parity: ``jbo.minimize_many`` and ``jbo.minimize`` over the same seeds of
-    Hartmann6 at 100 evaluations with the defaults reach the same mean best: ``yes`` when the difference is
-    within two standard errors of the difference, else ``no``. (Its speed bars, issue #29's, are
-    bench_study's claims, measured there on one commit.)"""
+    """The compiled path's quality parity: ``yes`` when minimize_many's and minimize's mean best over the same seeds
+    differ by at most two standard errors of the difference. (Its speed bars are bench_study's.)"""
     results = _common.load_results("bench_compiled.json", {})
     what = "Hartmann6 at 100 evaluations, defaults: minimize_many's mean best equals minimize's (same seeds)"
     bar = "difference within 2 s.e. of the difference"
@@ -193,80 +121,61 @@ def claims() -> list[dict]:
                           "yes" if abs(diff) <= two_se else "no", "bench_compiled")]
 
 
-def report() -> None:
-    _common.update_section("bench_compiled", write_report(_common.load_results("bench_compiled.json", {})))
+def _many(r):
+    many, seq = _speed.median(r["minimize_many"]), _speed.median(r["minimize"])
+    best = lambda runs: f"{statistics.mean(runs[0]['best']):.4f}"
+    return [f"10 seeds, 60 evaluations, GP (MAP), each side a fresh process without the persistent cache (compiling"
+            f" included); medians of {len(r['minimize'])} runs; ratio minimize_many / minimize **{many / seq:.2f}**:",
+            "",
+            *_speed.table(["path", "wall time [s]", "of which compiling [s]", "mean best"],
+                          ["`jbo.minimize_many` (one program, 10 seeds)", f"{many:.1f}",
+                           f"{_speed.median(r['minimize_many'], 'compile'):.1f}", best(r["minimize_many"])],
+                          ["`jbo.minimize`, seed after seed", f"{seq:.1f}",
+                           f"first seed {_speed.median(r['minimize'], 'first_seed'):.1f}", best(r["minimize"])])]
 
 
-def write_report(results: dict) -> str:
-    lines = ["## Compilation and the compiled path (bench_compiled)"]
-    med = lambda rows, key="wall": statistics.median(r[key] for r in rows)
-    if "many" in results:
-        r = results["many"]
-        many, seq = med(r["minimize_many"]), med(r["minimize"])
-        lines += ["", results["many_header"].rstrip()]
-        lines += ["", "10 seeds of Hartmann6 at 60 evaluations, GP (MAP), each side in a fresh process without "
-                  "the persistent cache (its compilations included); medians of "
-                  f"{len(r['minimize'])} runs; ratio minimize_many / minimize **{many / seq:.2f}**:", "",
-                  "| path | wall time [s] | of which compiling [s] | mean best |", "|---|---|---|---|",
-                  f"| `jbo.minimize_many` (one program, 10 seeds) | {many:.1f} | "
-                  f"{med(r['minimize_many'], 'compile'):.1f} | {statistics.mean(r['minimize_many'][0]['best']):.4f} |",
-                  f"| `jbo.minimize`, seed after seed | {seq:.1f} | first seed {med(r['minimize'], 'first_seed'):.1f} | "
-                  f"{statistics.mean(r['minimize'][0]['best']):.4f} |"]
-    if "fresh" in results:
-        r = results["fresh"]
-        runs = lambda v: ", ".join(f"{x['wall']:.1f}" for x in v)
-        rows = [f"| {k} | {med(v):.1f} | {runs(v)} | {v[0]['best']:.4f} |" for k, v in r.items()]
-        ratio = ""
-        if "optuna" in r:
-            o = med(r["optuna"])
-            ratio = (f"; jbo / Optuna: empty cache **{med(r['jbo, empty cache']) / o:.2f}**, "
-                     f"warm cache **{med(r['jbo, warm cache']) / o:.2f}**")
-        lines += ["", results["fresh_header"].rstrip()]
-        lines += ["", "A fresh Python process running Hartmann6 at 100 evaluations with the defaults (jbo: GP, "
-                  "slice sampling of 10 hyperparameter samples per suggestion, EI; Optuna: GPSampler, a MAP fit), "
-                  "and jbo with MAP inference for comparison, wall time of the whole process; a warm cache "
-                  "holds JAX's compiled programs and jbo's stored suggestion programs (loaded without "
-                  f"tracing, `jbo.cache.StoredProgram`){ratio}:", "",
-                  "| run | median [s] | runs [s] | best |", "|---|---|---|---|", *rows]
-    if "step" in results:
-        r = results["step"]
-        lines += ["", results["step_header"].rstrip()]
-        lines += ["", f"The README's \"write your own BO step\" loop (Matérn + RQ kernel, MAP, N = {r['n'][0]}–"
-                  f"{r['n'][1]}, padded to 32) against `jbo.Optimizer` suggestions (Matérn, MAP, same N and "
-                  f"padding), steady iterations; ratio **{r['own_median'] / r['optimizer_median']:.2f}**:", "",
-                  "| loop | median per iteration [ms] |", "|---|---|",
-                  f"| README step | {1000 * r['own_median']:.1f} |", f"| `jbo.Optimizer.ask` | {1000 * r['optimizer_median']:.1f} |"]
-    if "parity" in results:
-        r = results["parity"]
-        (mm, ms), (am, ase), diff, two_se = _parity(r)
-        lines += ["", results["parity_header"].rstrip()]
-        lines += ["", f"Quality parity, Hartmann6 at 100 evaluations with the defaults, {len(r['minimize'])} seeds:"
-                  f" difference {diff:+.4f}, two standard errors of the difference {two_se:.4f} (the summary's"
-                  " verdict: `yes` when the difference is within them):", "",
-                  "| path | mean best ± s.e. | wall time [s] |", "|---|---|---|",
-                  f"| `jbo.minimize_many` | {mm:.4f} ± {ms:.4f} | {r['many_seconds']:.0f} "
-                  f"(compiling {r['many_compile']:.0f}) |",
-                  f"| `jbo.minimize` | {am:.4f} ± {ase:.4f} | {r['minimize_seconds']:.0f} |"]
-    return "\n".join(lines) + "\n"
+def _fresh(r):
+    ratio = "" if "optuna" not in r else "; jbo / Optuna: " + ", ".join(
+        f"{state} cache **{_speed.median(r[f'jbo, {state} cache']) / _speed.median(r['optuna']):.2f}**"
+        for state in ("empty", "warm"))
+    return [f"A fresh process's whole run, 100 evaluations, defaults (jbo: GP, 10 slice samples, EI; Optuna: GPSampler,"
+            f" MAP), and jbo with MAP; a warm cache holds JAX's and jbo's stored programs{ratio}:", "",
+            *_speed.table(["run", "median [s]", "runs [s]", "best"],
+                          *([k, f"{_speed.median(v):.1f}", ", ".join(f"{x['wall']:.1f}" for x in v),
+                             f"{v[0]['best']:.4f}"] for k, v in r.items()))]
+
+
+def _step(r):
+    return [f"The guide's \"write your own BO step\" loop (Matérn + RQ, MAP, N = {r['n'][0]}–{r['n'][1]}, padded to"
+            f" 32) against `jbo.Optimizer` (Matérn, MAP, same N and padding), steady iterations; ratio"
+            f" **{r['own_median'] / r['optimizer_median']:.2f}**:", "",
+            *_speed.table(["loop", "median per iteration [ms]"], ["guide's step", f"{1000 * r['own_median']:.1f}"],
+                          ["`jbo.Optimizer.ask`", f"{1000 * r['optimizer_median']:.1f}"])]
+
+
+def _parity_block(r):
+    (mm, ms), (am, ase), diff, two_se = _parity(r)
+    return [f"Quality parity, 100 evaluations, defaults, {len(r['minimize'])} seeds: difference {diff:+.4f}, two"
+            f" standard errors of it {two_se:.4f} (`yes` when within):", "",
+            *_speed.table(["path", "mean best ± s.e.", "wall time [s]"],
+                          ["`jbo.minimize_many`", f"{mm:.4f} ± {ms:.4f}",
+                           f"{r['many_seconds']:.0f} (compiling {r['many_compile']:.0f})"],
+                          ["`jbo.minimize`", f"{am:.4f} ± {ase:.4f}", f"{r['minimize_seconds']:.0f}"])]
+
+
+def report() -> dict:
+    return {"bench_compiled": _speed.render_parts(
+        "Compilation and the compiled path (bench_compiled)", _common.load_results("bench_compiled.json", {}),
+        {"many": _many, "fresh": _fresh, "step": _step, "parity": _parity_block})}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parts = ["many", "fresh", "step", "parity"]
-    _common.add_parts_argument(parser, parts)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--peers-python", default=None, help="an interpreter with optuna installed")
-    _common.add_output_arguments(parser)
-    args = _common.start(parser, argv, parts=parts)
-    if args is None:
-        return
-    for part in args.parts:
-        print(f"running {part} ...", flush=True)
-        result = {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity}[part](args)
-        _common.record_provenance("bench_compiled", accumulates=True)
-        _common.merge_results(results_path(), [([part], result), ([part + "_header"], _common.header("bench_compiled"))])
-    _common.regenerate()
+    _speed.run_parts(parser, {"many": part_many, "fresh": part_fresh, "step": part_step, "parity": part_parity},
+                     "bench_compiled", argv)
 
 
 if __name__ == "__main__":

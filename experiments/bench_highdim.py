@@ -1,10 +1,6 @@
-"""A steady suggestion in 100 dimensions at N = 600: the ARD GP and BOCK, as they are and with elliptical slice
-sampling (``inference="elliptical"``) and, for BOCK's 20 000 anchors, screening under one sample
-(``maximize={"screen": 1024}``), side by side in one process.
-
-Each row is timed as :func:`bock_scaling.time_model` times it (N random observations of BOCK's normalised
-Rosenbrock, buffers padded to N, the median of the steady calls from the third on). Rows go to
-``experiments/results/bench_highdim.json``; the run's provenance is recorded and BENCHMARKS.md regenerated.
+"""A steady suggestion in 100 dimensions at N = 600: the ARD GP and BOCK as they are, with elliptical slice sampling
+and, for BOCK's 20 000 anchors, screening under one sample, side by side in one process; each row timed as
+``bock_scaling.time_model`` times it (the median of the steady calls, from the third on).
 
     python experiments/bench_highdim.py [--point 100:600] [--repeats 2]
 """
@@ -18,22 +14,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import _speed  # noqa: E402
 
-RESULTS_FILE = "bench_highdim.json"
-SECTION = "bench_highdim"
+RESULTS_FILE, SECTION = "bench_highdim.json", "bench_highdim"
 SCREEN = {"maximize": {"screen": 1024}}
 FAST = {"inference": "elliptical", **SCREEN}
-#: label -> (model, options, the row it is compared with)
-ROWS = {
-    "gp": ("gp", {}, None),
-    "gp, elliptical": ("gp", {"inference": "elliptical"}, "gp"),
-    "bock": ("bock", {}, None),
-    "bock, screen": ("bock", SCREEN, "bock"),
+PAPER = "bock, objective units (the paper's)"
+ROWS = {  # label -> (model, options, the row it is compared with)
+    "gp": ("gp", {}, None), "gp, elliptical": ("gp", {"inference": "elliptical"}, "gp"),
+    "bock": ("bock", {}, None), "bock, screen": ("bock", SCREEN, "bock"),
     "bock, elliptical + screen": ("bock", FAST, "bock"),
-    "bock, objective units (the paper's)": ("bock", {"units": "objective"}, None),
-    "bock, objective units, screen": ("bock", {"units": "objective", **SCREEN}, "bock, objective units (the paper's)"),
-    "bock, objective units, elliptical + screen": ("bock", {"units": "objective", **FAST},
-                                                   "bock, objective units (the paper's)"),
+    PAPER: ("bock", {"units": "objective"}, None),
+    "bock, objective units, screen": ("bock", {"units": "objective", **SCREEN}, PAPER),
+    "bock, objective units, elliptical + screen": ("bock", {"units": "objective", **FAST}, PAPER),
 }
 
 
@@ -49,47 +42,40 @@ def main(argv=None):
     import bock_scaling
 
     dim, n = (int(v) for v in args.point.split(":"))
-    path = os.path.join(_common.RESULTS, RESULTS_FILE)
     for label in args.rows:
-        model, options, _ = ROWS[label]
-        row = bock_scaling.time_model(model, dim, n, args.repeats, **options)
-        row["label"] = label
+        row = {**bock_scaling.time_model(ROWS[label][0], dim, n, args.repeats, **ROWS[label][1]), "label": label}
         print(json.dumps(row), flush=True)
-        _common.merge_result(path, [f"{label}/{dim}/{n}"], row)
+        _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [f"{label}/{dim}/{n}"], row)
     _common.record_provenance(SECTION, accumulates=True)
     _common.regenerate()
 
 
-def report() -> None:
-    rows = _common.load_results(RESULTS_FILE, {})
-    lines = ["## A suggestion in 100 dimensions (bench_highdim)", ""]
-    if not rows:
-        _common.update_section(SECTION, "\n".join(lines + ["Not run."]))
-        return
-    lines += [_common.header(SECTION).rstrip(), "",
-              "| row | d | N | steady s / suggestion | first − steady [s] | against | ratio |",
-              "|---|---|---|---|---|---|---|"]
+def report() -> dict:
+    rows, cells = _common.load_results(RESULTS_FILE, {}), []
     for key, row in rows.items():
         label, dim, n = key.rsplit("/", 2)
         against = ROWS.get(label, (None, None, None))[2]
         base = rows.get(f"{against}/{dim}/{n}") if against else None
         ratio = f"{row['seconds_per_suggestion'] / base['seconds_per_suggestion']:.2f}" if base else "–"
-        lines.append(f"| {label} | {dim} | {n} | {row['seconds_per_suggestion']:.2f} | "
-                     f"{row['first_minus_steady']:.0f} | {against or '–'} | {ratio} |")
-    lines += ["", "BOCK's rows fit twice per suggestion (the evidence-chosen warp); its Adam refinement (20 starts x "
-              "200 steps under 10 samples) is not cut by these options."]
-    _common.update_section(SECTION, "\n".join(lines))
+        cells.append([label, dim, n, f"{row['seconds_per_suggestion']:.2f}", f"{row['first_minus_steady']:.0f}",
+                      against or "–", ratio])
+    table = _speed.table(["row", "d", "N", "steady s / suggestion", "first − steady [s]", "against", "ratio"], *cells)
+    return {SECTION: "\n".join(["## A suggestion in 100 dimensions (bench_highdim)", "", *([
+        _common.header(SECTION).rstrip(), "", *table, "", "BOCK's rows fit twice per suggestion (the evidence-chosen"
+        " warp); its Adam refinement (20 starts x 200 steps under 10 samples) is not cut by these options."]
+        if rows else ["Not run."])])}
 
 
 def claims() -> list[dict]:
-    """One row: the cheaper options' steady suggestion against the default's for the GP, BOCK and BOCK in the
-    paper's units; ``yes`` when every ratio is at most 0.2, ``partly`` when some is, ``no`` otherwise."""
+    """The cheaper options' steady suggestion against the default's (the GP, BOCK, BOCK in the paper's units): ``yes``
+    when every ratio is at most 0.2, ``partly`` when some is, ``no`` otherwise."""
     rows = _common.load_results(RESULTS_FILE, {})
     pairs = (("gp, elliptical", "gp"), ("bock, elliptical + screen", "bock"),
-             ("bock, objective units, elliptical + screen", "bock, objective units (the paper's)"))
-    what = "Steady suggestion at d = 100, N = 600: the cheaper options against the default (GP; BOCK; BOCK in the paper's units)"
-    found = [(base, rows.get(f"{fast}/100/600"), rows.get(f"{base}/100/600")) for fast, base in pairs]
-    found = [(base, a, b) for base, a, b in found if a and b]
+             ("bock, objective units, elliptical + screen", PAPER))
+    what = ("Steady suggestion at d = 100, N = 600: the cheaper options against the default (GP; BOCK; BOCK in the"
+            " paper's units)")
+    found = [(base, rows[f"{fast}/100/600"], rows[f"{base}/100/600"]) for fast, base in pairs
+             if f"{fast}/100/600" in rows and f"{base}/100/600" in rows]
     if not found:
         return [_common.claim("jbo", what, "≤ 0.2× each", "–", "not run", SECTION)]
     ratios = [a["seconds_per_suggestion"] / b["seconds_per_suggestion"] for _, a, b in found]

@@ -97,47 +97,24 @@ class Experiment:
 def run(experiment: Experiment, problems, arms, seeds, chunk: int | None = None, store: bool = False) -> dict:
     """Every missing ``(problem, arm, seed)``, the arms that miss the same seeds in one study per problem (per
     ``chunk`` of seeds); each call's records are stored when it ends. Returns the merged results."""
-    import time
-
     import numpy as np
 
-    import jbo
-
-    for arm in arms:
-        _common.check_compiled(experiment.arms[arm])
     results = experiment.results()
     for problem in problems:
         fn, space, _ = experiment.problems[problem].build()
-        budget = experiment.problems[problem].budget
         for missing, names in _common.missing_seeds(results, problem, arms, seeds).items():
-            size = max(1, int(chunk or len(missing)))
-            for i in range(0, len(missing), size):
-                part = list(missing[i:i + size])
-                options = {"store": os.path.join(_common.RESULTS, "stores", f"{experiment.name}_{problem}"),
-                           "store_points": False} if store else {}
-                start = time.perf_counter()
-                result = jbo.study(fn, space, budget, part, {a: experiment.arms[a] for a in names}, **options)
-                wall = time.perf_counter() - start
-                run_seconds = result.step_seconds.sum(axis=(1, 2))
-                if store:  # a continued study's wall time misses earlier processes': the stored step times
-                    wall = float(run_seconds.sum()) / min(len(part), os.cpu_count() or 1) + result.compile_seconds
-                share = run_seconds / max(float(run_seconds.sum()), 1e-12)
-                items = []
-                for a, arm in enumerate(result.arms):
-                    compile_seconds = sum(s / len(n) for n, s in result.programs if arm in n)
-                    call = {"path": "compiled", "seeds": part, "arms": list(result.arms),
-                            "seconds": float(share[a] * (wall - result.compile_seconds) + compile_seconds),
-                            "compile_seconds": float(compile_seconds)}
-                    values = [[float(v) for v in row] for row in result.values[a]]
-                    records = _common.seed_records(part, values, call)
-                    if experiment.per_seed is not None:
-                        for s, seed in enumerate(part):
-                            records[str(seed)].update(experiment.per_seed(result, a, s))
-                    items += [([problem, arm, seed], r) for seed, r in records.items()]
-                    best = np.nanmin(np.asarray(values, float), axis=1)
-                    print(f"{problem} {arm} seeds {part}: best mean {best.mean():.5g} ({call['seconds']:.0f} s,"
-                          f" compile {compile_seconds:.0f} s)", flush=True)
-                results = _common.merge_results(experiment.results_file, items)
+            store_dir = os.path.join(_common.RESULTS, "stores", f"{experiment.name}_{problem}") if store else None
+            for a, arm, part, values, call, result in _common.study_calls(
+                    fn, space, experiment.problems[problem].budget, missing, {n: experiment.arms[n] for n in names},
+                    chunk, store_dir):
+                records = _common.seed_records(part, values, call)
+                for s, seed in enumerate(part) if experiment.per_seed is not None else ():
+                    records[str(seed)].update(experiment.per_seed(result, a, s))
+                best = np.nanmin(np.asarray(values, float), axis=1)
+                print(f"{problem} {arm} seeds {part}: best mean {best.mean():.5g} ({call['seconds']:.0f} s,"
+                      f" compile {call['compile_seconds']:.0f} s)", flush=True)
+                results = _common.merge_results(experiment.results_file,
+                                                [([problem, arm, seed], r) for seed, r in records.items()])
     return results
 
 

@@ -1,13 +1,13 @@
 """Regenerate BENCHMARKS.md, and the README's results table, from the stored results alone.
 
-Every experiment script owns its sections: ``report()`` writes them from its results file(s) under
-``experiments/results`` (through :func:`_common.update_section`), and ``claims()`` returns the rows it
-contributes to the summary (:func:`_common.claim`: paper · claim · paper's figure · jbo's figure ·
-reproduced?), each decided from the same data. This script calls them all, then writes the summary
-table first, one part per paper, then the core's quality and the speed sections. Scripts call
-:func:`write` after a run, so BENCHMARKS.md never holds a figure that is not in the data.
+Every experiment script owns its sections: ``report()`` returns them (``{section: markdown}``) from its results
+under ``experiments/results``, ``claims()`` the rows it contributes to the summary (:func:`_common.claim`: paper ·
+claim · paper's figure · jbo's figure · reproduced?), each decided from the same data, and ``figures()`` (where it
+has one) draws its figures. This script calls them all and writes the summary table first, one part per paper,
+then the core's quality and the speed sections; scripts run it after a run (:func:`_common.regenerate`), so
+BENCHMARKS.md never holds a figure that is not in the data.
 
-    python experiments/report.py [--figures]
+    python experiments/report.py [--figures] [--check]
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import importlib
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
@@ -47,12 +46,6 @@ INTRO = ("Every figure below is regenerated from the stored results (`experiment
          " Budgets include the initial design. The GP's default output warping became Yeo-Johnson at commit 3e052ea"
          " (section `suite`): a section or part made at an earlier commit ran the default GP unwarped"
          " (`output_warping=\"none\"`).")
-
-
-def _sections(text: str) -> dict:
-    """``{name: markdown}`` of the sections delimited by :func:`_common.update_section`'s comments."""
-    return {m.group(1): m.group(2).strip()
-            for m in re.finditer(r"<!-- BEGIN (\S+) -->\n(.*?)<!-- END \1 -->", text, flags=re.S)}
 
 
 def _demote(markdown: str) -> str:
@@ -91,26 +84,11 @@ def collect(figures: bool = False) -> tuple[dict, list[dict]]:
     for _, scripts in PARTS:
         for name in scripts:
             module = importlib.import_module(name)
-            sections[name] = _legacy_sections(module, figures)
+            sections[name] = module.report()
             if figures and hasattr(module, "figures"):
                 module.figures()
             claims += module.claims()
     return sections, claims
-
-
-def _legacy_sections(module, figures: bool) -> dict:
-    """The sections ``module.report()`` returns, or (a script not converted yet) those it writes through
-    :func:`_common.update_section`."""
-    target, plots = _common.BENCHMARKS, _common.PLOTS
-    with tempfile.TemporaryDirectory() as scratch:
-        _common.BENCHMARKS, _common.PLOTS = os.path.join(scratch, "BENCHMARKS.md"), figures
-        try:
-            rendered = module.report()
-            if rendered is not None:
-                return rendered
-            return _sections(open(_common.BENCHMARKS).read()) if os.path.exists(_common.BENCHMARKS) else {}
-        finally:
-            _common.BENCHMARKS, _common.PLOTS = target, plots
 
 
 #: What BENCHMARKS.md keeps of a section: notes (the rest, with every table, is in its details file) and table rows.

@@ -10,15 +10,41 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))
 
 
+def _written():
+    """Modification times of everything a report could write."""
+    paths = [os.path.join(ROOT, "BENCHMARKS.md"), os.path.join(ROOT, "README.md")]
+    for folder in ("experiments/results", "experiments/results/details", "experiments/figures"):
+        folder = os.path.join(ROOT, folder)
+        paths += [os.path.join(folder, name) for name in sorted(os.listdir(folder))] if os.path.isdir(folder) else []
+    return {path: os.stat(path).st_mtime_ns for path in paths if os.path.isfile(path)}
+
+
 @pytest.fixture(scope="module")
 def rendered():
-    import _common
     import report
 
+    before = _written()
     sections, claims = report.collect(figures=False)
-    assert _common.PLOTS, "collect() restores the figure switch"
+    assert _written() == before, "a script's report() or claims() wrote a file"
+    for script, found in sections.items():
+        assert isinstance(found, dict) and found, script
+        assert all(isinstance(k, str) and isinstance(v, str) and v.startswith("## ") for k, v in found.items()), script
     text, details = report.render(sections, claims)
     return text, claims, details
+
+
+def test_no_script_imports_the_report():
+    """report.py imports every script; a script that imported it back would make a cycle."""
+    import ast
+
+    folder = os.path.join(ROOT, "experiments")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py") and name != "report.py":
+            tree = ast.parse(open(os.path.join(folder, name)).read())
+            imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                        for alias in node.names} | {node.module for node in ast.walk(tree)
+                                                    if isinstance(node, ast.ImportFrom) and node.module}
+            assert "report" not in imported, name
 
 
 def test_benchmarks_md_is_generated_from_the_stored_results(rendered):
@@ -108,8 +134,7 @@ def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_
     json.dump(merged, open(tmp_path / "bench_suggest.json", "w"))
     (claim,) = bench_suggest.claims()
     assert claim["reproduced"] == "not run" and "2026-02-01, bbbbbbb" in claim["jbo_figure"]
-    bench_suggest.report()
-    text = (tmp_path / "BENCHMARKS.md").read_text()
+    text = bench_suggest.report()["bench_suggest"]
     assert "| jbo gp-slice | 0.500 s (b) | 0.200 s (a) |" in text
     assert "(a) 2026-02-01, bbbbbbb; (b) 2026-01-01, aaaaaaa" in text
 
@@ -143,8 +168,7 @@ def test_devices_are_compared_on_the_same_study_and_each_lists_its_own_run(tmp_p
     json.dump(results, open(tmp_path / bench_devices.RESULTS_FILE, "w"))
     (claim,) = bench_devices.claims()
     assert claim["reproduced"] == "no" and "(0.5×)" in claim["jbo_figure"] and "bock" not in claim["jbo_figure"]
-    bench_devices.report()
-    text = (tmp_path / "BENCHMARKS.md").read_text()
+    text = bench_devices.report()[bench_devices.SECTION]
     assert "- H200: date 2026-01-01; commit bbbbbbb" in text and "- 2-core CPU: date 2026-01-01; commit aaaaaaa" in text
 
 
