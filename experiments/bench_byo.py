@@ -1,28 +1,21 @@
-"""Pieces of one's own cost what jbo's own cost: steady suggestion times side by side, and a warm second process.
+"""Pieces of one's own cost what jbo's own cost: seconds per steady suggestion of the built-in GP and of the same
+maths as a kernel, surrogate or acquisition of one's own, on the same Hartmann6 data, in interleaved rounds.
 
-Parts: ``steady``: Hartmann6, N random observations padded to one size, seconds per steady suggestion (the first two
-compile) of the built-in GP and the same maths as pieces of one's own (kernel object, kernel class, the exact GP as a
-``SurrogateModel``, UCB as a function), and a composed kernel for scale, in interleaved rounds; ``warm``: a fresh
-process's first model suggestion with a composed kernel, with an empty cache and with the one the first one left.
-
-    python experiments/bench_byo.py steady warm --rounds 5
+    python experiments/bench_byo.py steady --rounds 7
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402
 import _speed  # noqa: E402
 
-BAR = 1.2  # issue: a piece of one's own costs at most 1.2× the built-in of the same maths
+BAR = 1.2  # a piece of one's own costs at most 1.2× the built-in of the same maths
 BUILT_IN = "built-in GP (kernel=\"matern52\")"
 #: The built-in each arm of one's own has the maths of (the ratio the bar is about).
 SAME_MATHS = {"kernel object Matern52()": BUILT_IN, "kernel class of one's own": BUILT_IN,
@@ -30,8 +23,8 @@ SAME_MATHS = {"kernel object Matern52()": BUILT_IN, "kernel class of one's own":
 
 
 def arms() -> dict:
-    """``{arm: options}``: EI (but for UCB) over the whole box, so that each piece runs its built-in's maths and search
-    (a SurrogateModel's defaults; the GP's are UCB in a trust region)."""
+    """``{arm: options}``: EI (but for UCB) over the whole box, so that each piece runs its built-in's maths and
+    search (a SurrogateModel's defaults; the GP's are UCB in a trust region)."""
     import jax.numpy as jnp
 
     import jbo
@@ -48,11 +41,13 @@ def arms() -> dict:
     def own_ucb(mean, var, best):
         return -(mean - jnp.sqrt(2.0 * var))
 
-    ei = lambda model: {"model": model, "acquisition": "ei", "trust_region": False}
+    def ei(model):
+        return {"model": model, "acquisition": "ei", "trust_region": False}
+
+    exact_gp = models.SurrogateModel(surrogate=jbo.surrogates.exact_gp(kernels.Matern52()))
     return {BUILT_IN: ei(models.GP()), "kernel object Matern52()": ei(models.GP(kernel=kernels.Matern52())),
             "kernel class of one's own": ei(models.GP(kernel=OwnMatern())),
-            "exact GP as a SurrogateModel": ei(models.SurrogateModel(
-                surrogate=jbo.surrogates.exact_gp(kernels.Matern52()))),
+            "exact GP as a SurrogateModel": ei(exact_gp),
             "built-in UCB": {**ei(models.GP()), "acquisition": "ucb"},
             "UCB as a function": {**ei(models.GP()), "acquisition": own_ucb},
             "Matern52() + Linear()": ei(models.GP(kernel=kernels.Matern52() + kernels.Linear()))}
@@ -77,8 +72,8 @@ def part_steady(args) -> dict:
     for name, options in arms().items():
         # the SurrogateModel is a StepConfig: as the GP's (continued chain) its warm fits take 0 warm-up sweeps
         extra = {"num_warmup": 0} if isinstance(options["model"], jbo.models.SurrogateModel) else {}
-        opt = optimizers[name] = jbo.Optimizer(space, seed=1, **{
-            **options, "model": options["model"].replace(inference=args.inference, **extra)})
+        model = options["model"].replace(inference=args.inference, **extra)
+        opt = optimizers[name] = jbo.Optimizer(space, seed=1, **{**options, "model": model})
         for c, v in zip(configs, values):
             opt.tell(c, v)
         start = time.perf_counter()
@@ -94,54 +89,20 @@ def part_steady(args) -> dict:
             "first_two": first_two}
 
 
-def warm_process() -> dict:
-    """A fresh process's first model suggestion with ``GP(kernel=Matern52() + Linear())`` (MAP, Hartmann6)."""
-    start = time.perf_counter()
-    import jbo
-    from jbo import loop
-    from jbo.benchmarks import get_problem
-
-    problem = get_problem("hartmann6")
-    opt = jbo.Optimizer(problem.space(), seed=0, n_init=7, inference="map", acquisition="ei", trust_region=False,
-                        model=jbo.models.GP(kernel=jbo.kernels.Matern52() + jbo.kernels.Linear()))
-    for _ in range(7):
-        config = opt.ask(size=16)
-        opt.tell(config, problem.evaluate(config))
-    before = time.perf_counter()
-    opt.ask(size=16)
-    return {"first_model_suggestion": time.perf_counter() - before, "process": time.perf_counter() - start,
-            "stats": dict(loop.compiled_suggestion.__wrapped__.stats)}
-
-
-def part_warm(args) -> dict:
-    with tempfile.TemporaryDirectory() as cache:  # the second process finds what the first stored
-        return {"runs": [{"label": label, **_speed.fresh(warm_process, env={"JBO_CACHE_DIR": cache})}
-                         for label in ("empty cache", "warm cache")]}
-
-
 def _ratios(steady: dict) -> dict:
     """``{arm: its steady median / that of the built-in of the same maths}`` (:data:`SAME_MATHS`)."""
     median = {name: statistics.median(times) for name, times in steady["times"].items()}
     return {name: median[name] / median[ref] for name, ref in SAME_MATHS.items() if name in median and ref in median}
 
 
-def claims() -> list[dict]:
-    """Pieces of one's own against the built-in of the same maths, steady seconds per suggestion: ``yes`` when every
-    ratio is at most the bar, else ``no``."""
-    results = _common.load_results("bench_byo.json", {})
-    what = ("Steady suggestion with a kernel, surrogate or acquisition of one's own vs the same maths built in"
-            " (Hartmann6)")
-    if "steady" not in results:
-        return [_common.claim("jbo", what, f"≤ {BAR}×", "–", "not run", "bench_byo")]
-    low, high = min(_ratios(results["steady"]).values()), max(_ratios(results["steady"]).values())
-    return [_common.claim("jbo", what, f"≤ {BAR}× each", f"{low:.2f}–{high:.2f}×", "yes" if high <= BAR else "no",
-                          "bench_byo")]
-
-
 def _steady(r):
     ratios = _ratios(r)
-    ratio = lambda name: (f"{ratios[name]:.2f}" if name in ratios else
-                          "reference" if name in SAME_MATHS.values() else "(other maths)")
+
+    def ratio(name):
+        if name in ratios:
+            return f"{ratios[name]:.2f}"
+        return "reference" if name in SAME_MATHS.values() else "(other maths)"
+
     return [f"Hartmann6, N = {r['n']} observations padded to {r['size']}, {r['inference']} inference; seconds per"
             f" steady suggestion, median of {r['rounds']} interleaved rounds (bar: ≤ {BAR}× the same maths built in):",
             "",
@@ -152,27 +113,30 @@ def _steady(r):
             " compiled before is served by JAX's persistent cache (the SurrogateModel of the exact GP)."]
 
 
-def _warm(r):
+def _warm(r):  # a retired part: no runner, its stored result renders
     return ["A fresh process's first model suggestion with `GP(kernel=Matern52() + Linear())` (MAP, Hartmann6):", "",
             *_speed.table(["cache", "first model suggestion [s]", "whole process [s]", "suggestion program"],
                           *([run["label"], f"{run['first_model_suggestion']:.2f}", f"{run['process']:.1f}",
                              ", ".join(f"{k} {v}" for k, v in sorted(run["stats"].items()))] for run in r["runs"]))]
 
 
-def report() -> dict:
-    return {"bench_byo": _speed.render_parts(
-        "Pieces of one's own: the cost of a kernel, acquisition or surrogate passed as a value (bench_byo)",
-        _common.load_results("bench_byo.json", {}), {"steady": _steady, "warm": _warm})}
+SECTION = _speed.Parts("bench_byo", "Pieces of one's own: the cost of a kernel, acquisition or surrogate passed as a"
+                       " value (bench_byo)", blocks={"steady": _steady, "warm": _warm}, runners={"steady": part_steady},
+                       options={"--n": 50, "--size": 64, "--rounds": 5, "--inference": "slice"})
+report = SECTION.report
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=50)
-    parser.add_argument("--size", type=int, default=64)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--inference", default="slice")
-    _speed.run_parts(parser, {"steady": part_steady, "warm": part_warm}, "bench_byo", argv)
+def claims() -> list[dict]:
+    """Pieces of one's own against the built-in of the same maths: ``yes`` when every steady ratio is within the bar."""
+
+    def decide(r):
+        ratios = _ratios(r).values()
+        return f"{min(ratios):.2f}–{max(ratios):.2f}×", "yes" if max(ratios) <= BAR else "no"
+
+    what = ("Steady suggestion with a kernel, surrogate or acquisition of one's own vs the same maths built in"
+            " (Hartmann6)")
+    return [SECTION.claim("steady", what, f"≤ {BAR}× each", decide)]
 
 
 if __name__ == "__main__":
-    main()
+    SECTION.main()

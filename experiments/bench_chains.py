@@ -1,5 +1,5 @@
 """Slice sampling in C chains against one chain, per device (issue #29, item 5): one steady suggestion of the GP's
-default with ``num_chains`` 1 and C (``bench_suggest.time_jbo``), rows merged under this machine's JAX device.
+default (``bench_suggest.time_jbo``) with ``num_chains`` 1 and C, rows merged under this machine's JAX device.
 
     python experiments/bench_chains.py [--n 50 100 200] [--chains 1 10]
 """
@@ -41,8 +41,8 @@ def main(argv=None):
 
 
 def claims() -> list[dict]:
-    """Are 10 chains of one sample faster than one chain of 10 at N = 200 on an accelerator? Decided by the
-    accelerators' rows alone (on a CPU the chains run one after another), ``not run`` without them."""
+    """10 chains of one sample against one chain of 10 at N = 200, decided on the accelerators' rows alone (a CPU
+    runs the chains one after another)."""
     what = (f"GP slice sampling on an accelerator, Hartmann6, N = {CLAIM_N}: {CLAIM_CHAINS} chains of one sample"
             f" against one chain of {CLAIM_CHAINS}, seconds per suggestion")
     pairs = {device: (r["1"]["seconds_per_suggestion"], r[str(CLAIM_CHAINS)]["seconds_per_suggestion"])
@@ -71,10 +71,9 @@ def report() -> dict:
     return {SECTION: "\n".join([
         "## Slice sampling in several chains against one chain", "", _common.PER_DEVICE_HEADER, "",
         "The GP's default (Hartmann6, 10 slice samples per suggestion) drawn by one chain (`num_chains=1`, the"
-        " default, continued by 10 sweeps per suggestion) or by C chains of 10 / C sweeps (side by side on an"
-        " accelerator, one after another on a CPU): steady seconds per suggestion (in brackets the first call:"
-        " compilation and the cold fit, 50 burn-in sweeps per chain). At equal samples, ten chains of one sweep are"
-        " behind one chain in quality (the suite's `gp-chains` arms), so one chain stays the default.", "",
+        " default) or by C chains of 10 / C sweeps: steady seconds per suggestion (in brackets the first call). Ten"
+        " chains of one sweep are behind one chain in quality (the suite's `gp-chains`): one chain stays the default.",
+        "",
         *_speed.table(["device", "chains", *(f"N={n}" for n in ns)], *rows), "",
         *_common.device_provenance(SECTION, results)])} if results else {}
 

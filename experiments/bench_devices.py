@@ -1,9 +1,7 @@
-"""Whole studies per device (issue #29, item 5): runs per second of ``jbo.study`` grids on this machine's JAX device,
-compilation timed apart, merged beside other devices' rows. On a CPU a program's runs go one after another, on an
-accelerator side by side (``vmap``): this tells how much a study gains from the card. Rows are stored per study.
+"""Whole studies per device (issue #29, item 5): runs per second of ``jbo.study`` on this machine's JAX device,
+compilation timed apart, merged beside other devices' rows.
 
-    python experiments/bench_devices.py [--studies gp-map-grid gp-default bock-rosenbrock20] [--seeds 10]
-        [--bock-seeds 5] [--bock-budget 200]
+    python experiments/bench_devices.py [--studies gp-map-grid gp-default bock-rosenbrock20] [--bock-budget 200]
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ import _speed  # noqa: E402
 import bench_study  # noqa: E402  (issue #29's ablation grid, bench_study.ARMS)
 
 SECTION, RESULTS_FILE = "bench_devices", "bench_devices.json"
-DESCRIPTION = {  # the studies (--studies)
+DESCRIPTION = {
     "gp-map-grid": "GP-MAP ei / ucb / pi / ucb β=4, Hartmann6, 60 evaluations",
     "gp-default": "default GP (slice sampling), Hartmann6, 100 evaluations",
     "bock-rosenbrock20": "BOCK (paper's model, centre start), normalised Rosenbrock-20 (the paper: 200 evaluations)",
@@ -27,7 +25,7 @@ DESCRIPTION = {  # the studies (--studies)
 
 
 def measure(name: str, seeds: int, bock_budget: int) -> dict:
-    """One ``jbo.study`` of the study ``name``: runs per second = runs / (wall time - compile time)."""
+    """One ``jbo.study`` of ``name``: runs per second = runs / (wall time - compile time)."""
     import numpy as np
 
     import jbo
@@ -69,8 +67,7 @@ def main(argv=None):
 
 
 def claims() -> list[dict]:
-    """Runs per second of the same study (budget, arms, seeds) on an accelerator against the 2-core CPU: ``yes`` when
-    every accelerator is faster on every study measured on both."""
+    """Runs per second of the same study (budget, arms, seeds): ``yes`` when every accelerator beats the CPU."""
     results = _common.load_results(RESULTS_FILE, {})
     cpus = {d: r for d, r in results.items() if _common.on_cpu(d)}
     pairs = [(d, c, s, r[s], cpus[c][s]) for d, r in results.items() if not _common.on_cpu(d) for c in cpus
@@ -93,8 +90,8 @@ def report() -> dict:
     return {SECTION: "\n".join([
         "## Whole studies per device", "", _common.PER_DEVICE_HEADER, "",
         "One `jbo.study` call per row, without the compilation cache; runs = arms × seeds; runs per second exclude"
-        " compilation (its seconds apart): a CPU runs a program's runs one after another, an accelerator side by side"
-        " (`vmap`). Best: mean best value per arm. Each device ran its own Python stack (its machine line below).", "",
+        " compilation: a CPU runs a program's runs one after another, an accelerator side by side (`vmap`). Best:"
+        " mean best value per arm.", "",
         *_speed.table(["device", "study", "runs (seeds)", "evaluations", "runs / s", "wall [s]", "compile [s]",
                        "best (mean per arm)"], *rows), "",
         *_common.device_provenance(SECTION, results)])} if results else {}

@@ -1,14 +1,12 @@
-"""A long-lived process meeting many search spaces: programs per structure, a bounded number held (jbo's stored
-programs on, in a fresh cache directory). Parts: ``bounds`` (``--runs`` 20-evaluation MAP runs, each on a 2-d space
-with other bounds: the first run's time against the others', memory mappings); ``structures`` (``--structures``
-distinct structures, every kind of parameter, a 12-evaluation MAP run each: mappings against the kernel's limit).
+"""A long-lived process meeting many search spaces (issue #54), jbo's stored programs on in a fresh cache directory:
+MAP runs on spaces with other bounds (``bounds``: later runs compile nothing) and on distinct structures
+(``structures``: memory mappings stay under the kernel's limit with a bounded number of programs held).
 
     python experiments/bench_programs.py bounds structures
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -16,7 +14,6 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import _common  # noqa: E402
 import _speed  # noqa: E402
 
 
@@ -108,37 +105,32 @@ def _structures(r):
                            f"{r['mean_seconds']:.1f}"])]
 
 
-def report() -> dict:
-    return {"bench_programs": _speed.render_parts("Many search spaces in one process (bench_programs)",
-                                                  _common.load_results("bench_programs.json", {}),
-                                                  {"bounds": _bounds, "structures": _structures})}
+SECTION = _speed.Parts("bench_programs", "Many search spaces in one process (bench_programs)",
+                       blocks={"bounds": _bounds, "structures": _structures},
+                       runners={"bounds": part_bounds, "structures": part_structures},
+                       options={"--runs": 1000, "--structures": 300}, cache=False, own_provenance=True)
+report = SECTION.report
 
 
 def claims() -> list[dict]:
     """Later runs on spaces with other bounds cost at most a quarter of the first (they compile nothing), and the
     process's memory mappings stay under twice those after the first run."""
-    results = _common.load_results("bench_programs.json", {})
-    what = "1 000 MAP runs on spaces with other bounds in one process: later runs compile nothing"
-    if "bounds" not in results:
-        return [_common.claim("jbo", what, "≤ 0.25×", "–", "not run", "bench_programs")]
-    r = results["bounds"]
-    ratio = r["later_mean_seconds"] / r["first_seconds"]
-    ok = ratio <= 0.25 and r["mappings_max"] < 2 * r["mappings_after_first"]
-    return [_common.claim("jbo", what, "≤ 0.25× the first run; mappings < 2× after the first",
-                          f"{ratio:.3f}×; {r['mappings_max']} vs {r['mappings_after_first']} mappings"
-                          f" ({r['runs']} runs)",
-                          "yes" if ok else "no", "bench_programs")]
+
+    def decide(r):
+        ratio = r["later_mean_seconds"] / r["first_seconds"]
+        ok = ratio <= 0.25 and r["mappings_max"] < 2 * r["mappings_after_first"]
+        figure = f"{ratio:.3f}×; {r['mappings_max']} vs {r['mappings_after_first']} mappings ({r['runs']} runs)"
+        return figure, "yes" if ok else "no"
+
+    return [SECTION.claim("bounds", "1 000 MAP runs on spaces with other bounds in one process: later runs compile"
+                          " nothing", "≤ 0.25× the first run; mappings < 2× after the first", decide)]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--structures", type=int, default=300)
     with tempfile.TemporaryDirectory() as folder:  # the first run compiles and stores
         os.environ["JBO_CACHE_DIR"] = folder
         os.environ.pop("JBO_NO_CACHE", None)
-        _speed.run_parts(parser, {"bounds": part_bounds, "structures": part_structures}, "bench_programs", argv,
-                         cache=False, own_provenance=True)
+        SECTION.main(argv)
 
 
 if __name__ == "__main__":

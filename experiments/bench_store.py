@@ -1,14 +1,11 @@
-"""Studies that survive and spread. Parts: ``kill``: a 3-arm × 6-seed study with a store (Hartmann6, 100 evaluations;
-the default GP with UCB and with EI, random search), uninterrupted, then in processes SIGKILLed once a quarter, a half
-and three quarters of its runs are stored and a last one that finishes it; ``dask``: a study on a Dask cluster of two
-worker processes, one SIGKILLed once four runs are stored. Each against the uninterrupted, in-process study's values.
+"""Studies that survive and spread (issue #53), against the uninterrupted in-process study's values: a study with a
+store SIGKILLed three times and continued (``kill``), and one on a Dask cluster losing a worker (``dask``).
 
     python experiments/bench_store.py kill dask
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import subprocess
@@ -122,34 +119,30 @@ def _kill(r):
                            r["same_values"], r["same_points"]])]
 
 
-def report() -> dict:
-    dask = lambda r: [f"A study of {r['runs']} runs (Hartmann6, 60 evaluations; EI and UCB with MAP, random search)"
-                      " on a Dask LocalCluster of 2 worker processes, one SIGKILLed once 4 runs were stored:"
-                      f" {r['seconds']:.0f} s; the values equal the in-process study's: {r['same_values']}."]
-    results = _common.load_results("bench_store.json", {})
-    return {"bench_store": _speed.render_parts("Studies that survive and spread (bench_store)", results,
-                                               {"kill": _kill, "dask": dask})}
+def _dask(r):
+    return [f"A study of {r['runs']} runs (Hartmann6, 60 evaluations; EI and UCB with MAP, random search) on a Dask"
+            " LocalCluster of 2 worker processes, one SIGKILLed once 4 runs were stored:"
+            f" {r['seconds']:.0f} s; the values equal the in-process study's: {r['same_values']}."]
+
+
+SECTION = _speed.Parts("bench_store", "Studies that survive and spread (bench_store)",
+                       blocks={"kill": _kill, "dask": _dask}, runners={"kill": part_kill, "dask": part_dask},
+                       cache=False, own_provenance=True)
+report = SECTION.report
 
 
 def claims() -> list[dict]:
     """The killed study's values are the uninterrupted one's, and its last process takes under half its time."""
-    results = _common.load_results("bench_store.json", {})
+
+    def decide(r):
+        ok = r["same_values"] and r["process_seconds"][-1] < 0.5 * r["uninterrupted_seconds"]
+        figure = (f"same: {r['same_values']}; last process {r['process_seconds'][-1]:.0f} s of"
+                  f" {r['uninterrupted_seconds']:.0f} s")
+        return figure, "yes" if ok else "no"
+
     what = "A 3-arm x 6-seed study SIGKILLed three times and continued gives the uninterrupted study's values"
-    bar = "same values; the last process well under the whole"
-    if "kill" not in results:
-        return [_common.claim("jbo", what, bar, "–", "not run", "bench_store")]
-    r = results["kill"]
-    ok = r["same_values"] and r["process_seconds"][-1] < 0.5 * r["uninterrupted_seconds"]
-    figure = (f"same: {r['same_values']}; last process {r['process_seconds'][-1]:.0f} s of"
-              f" {r['uninterrupted_seconds']:.0f} s")
-    return [_common.claim("jbo", what, bar, figure, "yes" if ok else "no", "bench_store")]
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    _speed.run_parts(parser, {"kill": part_kill, "dask": part_dask}, "bench_store", argv, cache=False,
-                     own_provenance=True)
+    return [SECTION.claim("kill", what, "same values; the last process well under the whole", decide)]
 
 
 if __name__ == "__main__":
-    main()
+    SECTION.main()

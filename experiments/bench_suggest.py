@@ -1,8 +1,8 @@
-"""Time per suggestion against the number of observations N on Hartmann6 (issue #2), jbo's GP against its peers
-(``peers.py``: Optuna's GPSampler, BoTorch) in the same process. A run replaces the rows of the methods and sizes
-it measures and keeps the others (the report marks rows of different runs).
+"""Time per suggestion against the number of observations N on Hartmann6 (issue #2): jbo's GP against Optuna's
+GPSampler and BoTorch (``peers.py``) in the same process. A run replaces the rows of the methods and sizes it
+measures and keeps the others.
 
-    python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice optuna botorch]
+    python experiments/bench_suggest.py [--n 50 100 200 400 800 1600] [--methods map slice elliptical optuna botorch]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import _common  # noqa: E402
 import _speed  # noqa: E402
 
 RESULTS_FILE = "bench_suggest.json"
-SAMPLERS = ("slice", "elliptical", "nuts")  # each suggestion is hundreds of O(N^3) factorisations: N ≤ 800
+SAMPLERS = ("slice", "elliptical")  # each suggestion is hundreds of O(N^3) factorisations: N ≤ 800
 CLAIM_N = 200
 PEERS = {"optuna-gp": "Optuna GPSampler", "botorch-logei": "BoTorch"}
 OURS = {"jbo gp-map": "MAP", "jbo gp-slice": "slice"}
@@ -84,9 +84,9 @@ def main(argv=None):
 
 
 def merge_rows(stored: list[dict], new: list[dict]) -> list[dict]:
-    """The stored rows with this run's ``new`` rows in place of those of the same ``(method, n)``: a rerun of
-    some sizes or methods keeps the others. Methods keep the order they were first stored in, sizes ascend."""
-    rows = {(row["method"], row["n"]): row for row in [*stored, *new]}  # a new row replaces its stored one
+    """The stored rows with ``new`` in place of those of the same ``(method, n)``; methods keep the order they were
+    first stored in, sizes ascend."""
+    rows = {(row["method"], row["n"]): row for row in [*stored, *new]}
     order = list(dict.fromkeys(row["method"] for row in [*stored, *new]))
     return sorted(rows.values(), key=lambda row: (order.index(row["method"]), row["n"]))
 
@@ -98,9 +98,9 @@ def run_of(row: dict) -> str:
 
 
 def claims() -> list[dict]:
-    """Seconds per steady suggestion at N = 200 (headline): jbo's GP with MAP and with slice sampling against the
-    peers timed in the same run. ``yes`` when both jbo rows are no slower than the faster peer, ``partly`` when
-    one is, ``no`` when neither; ``not run`` without the rows or when they come from different runs."""
+    """Seconds per steady suggestion at N = 200 (headline), jbo's MAP and slice rows against the peers of the same
+    run: ``yes`` when both are no slower than the faster peer, ``partly`` when one is; ``not run`` without the rows
+    or when they come from different runs."""
     at_claim = [r for r in _common.load_results(RESULTS_FILE, []) if r["n"] == CLAIM_N]
     rows = {r["method"]: r["seconds_per_suggestion"] for r in at_claim}
     ours = {m: rows.get(m) for m in OURS}
@@ -110,20 +110,21 @@ def claims() -> list[dict]:
     paper = ", ".join(f"{PEERS[m]} {seconds:.3f} s" for m, seconds in peers.items()) or "–"
     figure = ", ".join(f"{OURS[m]} {s:.3f} s" for m, s in ours.items() if s is not None) or "–"
     runs = {run_of(r) for r in at_claim if r["method"] in {*OURS, *peers}}
-    if None in ours.values() or not peers or len(runs) > 1:
-        figure += f" (rows of different runs: {'; '.join(sorted(runs))})" if len(runs) > 1 else ""
-        return [_common.claim("jbo", what, paper, figure, "not run", "bench_suggest", headline=True)]
-    verdict = {2: "yes", 1: "partly", 0: "no"}[sum(s <= min(peers.values()) for s in ours.values())]
+    verdict = "not run"
+    if len(runs) > 1:
+        figure += f" (rows of different runs: {'; '.join(sorted(runs))})"
+    elif None not in ours.values() and peers:
+        verdict = {2: "yes", 1: "partly", 0: "no"}[sum(s <= min(peers.values()) for s in ours.values())]
     return [_common.claim("jbo", what, paper, figure, verdict, "bench_suggest", headline=True)]
 
 
 def report() -> dict:
     rows = _common.load_results(RESULTS_FILE, [])
-    ns, get = sorted({r["n"] for r in rows}), {(r["method"], r["n"]): r for r in rows}
+    ns = sorted({r["n"] for r in rows})
+    get = {(r["method"], r["n"]): r for r in rows}
     methods = list(dict.fromkeys(r["method"] for r in rows))
-    runs = list(dict.fromkeys(run_of(r) for r in sorted(rows, key=lambda r: (r.get("run") is not None, run_of(r)),
-                                                        reverse=True)))  # newest first
-    # rows of several runs: each cell names its run, as ratios only hold between rows of one run
+    newest_first = sorted(rows, key=lambda r: (r.get("run") is not None, run_of(r)), reverse=True)
+    runs = list(dict.fromkeys(run_of(r) for r in newest_first))
     mark = {run: f" ({chr(ord('a') + i)})" if len(runs) > 1 else "" for i, run in enumerate(runs)}
 
     def cells(method, text):
@@ -132,22 +133,21 @@ def report() -> dict:
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {rows[0].get('repeats', 3) if rows else 3} suggestions after compilation (jbo: fit +"
              " acquisition search, float64, the GP's defaults: slice = 10 samples continuing the last suggestion's"
-             " chain, MAP = L-BFGS from the last estimate). Peers in the same process, same N (`experiments/peers.py`:"
-             " Optuna 5.0.0 GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI, optimize_acqf(num_restarts=10,"
-             " raw_samples=512), torch 2.13.0 CPU, 1 thread).", "",
+             " chain, MAP = L-BFGS from the last estimate). Peers in the same process, same N (`peers.py`: Optuna 5.0.0"
+             " GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI, optimize_acqf(num_restarts=10, raw_samples=512), torch"
+             " 2.13.0 CPU, 1 thread).", "",
              *_speed.table(["method", *(f"N={n}" for n in ns)], *(
                  cells(m, lambda r: f"{r['seconds_per_suggestion']:.3f} s{mark[run_of(r)]}") for m in methods))]
     if len(runs) > 1:
         lines += ["", "Rows of more than one run (compare rows of one run): "
                   + "; ".join(f"{mark[run].strip()} {run}" for run in runs) + "."]
-    lines += ["", "First use of a padded size (jbo): the first two calls minus two steady ones, i.e. compiling the"
-              " cold fit, warm fit and proposal plus the cold fit's extra work (a BO run compiles only the last two per"
-              " size, and JAX's persistent cache removes them from later runs):", "",
+    lines += ["", "First use of a padded size (jbo): the first two calls minus two steady ones (compiling the cold"
+              " and warm fit and the proposal, and the cold fit's extra work):", "",
               *_speed.table(["method", *(f"N={n} (pad)" for n in ns)],
                             *(cells(m, lambda r: f"{r['compile_seconds']:.1f} s ({r['n_pad']})")
                               for m in methods if m.startswith("jbo"))),
               "", f"Summary verdict (N = {CLAIM_N}): `yes` when jbo's MAP and slice rows are both no slower than the"
-              " faster peer, `partly` when one is, `no` when neither."]
+              " faster peer, `partly` when one is."]
     return {"bench_suggest": "\n".join(lines)}
 
 

@@ -1,10 +1,6 @@
-"""A scaled-down BOCK Fig. 5 (Oh et al. 2018, §4.2): Bayesian optimisation of the output weights W2 of a two-layer
-network whose other weights Adam trains; BOCK (the paper's model) vs the paper's Matérn baseline vs random search.
-
-The paper's ``784 → N_hidden → 10`` network on MNIST becomes ``64 → N_hidden → 10`` (ReLU) on scikit-learn's bundled
-digits (no download). W2 lives in ``[-1, 1]^{10 × N_hidden}``, as the reference code passes BOCK's coordinates; for
-each W2, W1, b1, b2 start from one fixed draw and full-batch Adam trains them. The objective, the validation
-cross-entropy, is a JAX function: one :func:`jbo.study` call runs all seeds of a method. Runs are stored under
+"""A scaled-down BOCK Fig. 5 (Oh et al. 2018, §4.2): BO of the output weights W2 ∈ [-1, 1]^{10 × N_hidden} of a
+``64 → N_hidden → 10`` ReLU network on scikit-learn's digits (the paper's: MNIST), whose other weights full-batch Adam
+trains for each W2; BOCK (the paper's model) vs the paper's Matérn baseline vs random search. Runs are stored under
 ``"entries/method/budget/initN/stepsS"``, the all-Adam reference (the paper's "Adam-SGD") under ``"entries/adam/S"``.
 
     python experiments/bock_mlp_weights.py [--hidden 10] [--budget 200] [--seeds 3] [--methods bock matern random]
@@ -19,9 +15,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import bock_table1 as t1  # noqa: E402
 
 RESULTS_FILE, SECTION = "bock_mlp_weights.json", "bock_mlp_weights"
-METHODS = ("bock", "matern", "random")
+TRAIN_STEPS = 100  # Adam's steps on the other weights, for each W2
+#: method -> options (``bock``: the paper's model).
+OPTIONS = {"bock": {"n_init": 2, "units": "objective"}, "matern": {"n_init": 2}, "random": {}}
 #: Oh et al. 2018, Table 3 (test loss) and Table 4 (‖W2‖_F), mean ± std over 5 runs, by W2's entries.
 PAPER_TEST_LOSS = {"bock": {100: "0.2847 ± 0.0314", 200: "0.1778 ± 0.0156", 500: "0.0993 ± 0.0034"},
                    "matern": {100: "0.3189 ± 0.0334", 200: "0.2350 ± 0.0130", 500: "0.2012 ± 0.0183"}}
@@ -96,14 +95,37 @@ def assess(hidden: int, train_steps: int, w2, train_w2: bool = False) -> dict:
     return out
 
 
+def run_method(path: str, hidden: int, method: str, budget: int, seeds) -> None:
+    """Run ``method``'s missing seeds in one :func:`jbo.study` call; each seed's record holds the objective's values
+    and :func:`assess` of its best W2."""
+    import numpy as np
+
+    import jbo
+
+    key = f"{10 * hidden}/{method}/{budget}/init2/steps{TRAIN_STEPS}"
+    todo = [s for s in seeds if str(s) not in _common.read_json(path, {}).get(key, {}).get("seeds", {})]
+    if not todo:
+        return
+    fn, space = objective(hidden, TRAIN_STEPS)
+    result = jbo.study(fn, space, budget, todo, {method: {"model": method, **OPTIONS[method]}})
+    records = []
+    for seed, values, x in zip(todo, result.values[0], result.x[0]):
+        w2 = (2.0 * x[int(np.nanargmin(values))] - 1.0).reshape(10, hidden)  # the unit cube to [-1, 1]
+        record = {"values": [float(v) for v in values], **assess(hidden, TRAIN_STEPS, w2)}
+        records.append(([key, "seeds", str(seed)], record))
+    call = {"seeds": todo, "options": OPTIONS[method], "seconds": result.seconds,
+            "compile_seconds": result.compile_seconds, "date": datetime.date.today().isoformat(),
+            "commit": _common.git_revision()}
+    _common.merge_results(path, records + [([key, "calls", ",".join(map(str, todo))], call)])
+    print(f"{key} seeds {todo}: best validation loss {result.best_values[0].mean():.4f}", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hidden", type=int, nargs="+", default=[10], help="N_hidden (W2 has 10 × N_hidden entries)")
     parser.add_argument("--budget", type=int, default=200)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--n-init", type=int, default=2)
-    parser.add_argument("--train-steps", type=int, default=100)
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    parser.add_argument("--methods", nargs="+", default=list(OPTIONS), choices=list(OPTIONS))
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv)
     if args is None:
@@ -111,32 +133,14 @@ def main(argv=None):
     import jax
     import numpy as np
 
-    import jbo
-
     path = os.path.join(_common.RESULTS, RESULTS_FILE)
-    results, steps = _common.read_json(path, {}), args.train_steps
     for hidden in args.hidden:
-        if f"{10 * hidden}/adam/{steps}" not in results:  # every weight trained by Adam, W2 from Glorot-normal
+        adam = f"{10 * hidden}/adam/{TRAIN_STEPS}"  # every weight trained by Adam, W2 from Glorot-normal
+        if adam not in _common.read_json(path, {}):
             w2 = jax.nn.initializers.glorot_normal()(jax.random.split(jax.random.key(0))[1], (10, hidden), np.float64)
-            results = _common.merge_result(path, [f"{10 * hidden}/adam/{steps}"], assess(hidden, steps, w2, True))
-        fn, space = objective(hidden, steps)
+            _common.merge_result(path, [adam], assess(hidden, TRAIN_STEPS, w2, train_w2=True))
         for method in args.methods:
-            key = f"{10 * hidden}/{method}/{args.budget}/init{args.n_init}/steps{steps}"
-            todo = [s for s in range(args.seeds) if str(s) not in results.get(key, {}).get("seeds", {})]
-            if not todo:
-                continue
-            options = {} if method == "random" else {"n_init": args.n_init}
-            options.update({"units": "objective"} if method == "bock" else {})  # the paper's model
-            result = jbo.study(fn, space, args.budget, todo, {method: {"model": method, **options}})
-            records = []
-            for seed, values, x in zip(todo, result.values[0], result.x[0]):
-                w2 = (2.0 * x[int(np.nanargmin(values))] - 1.0).reshape(10, hidden)  # the unit cube to [-1, 1]
-                records.append(([key, "seeds", str(seed)], {"values": [float(v) for v in values],
-                                                            **assess(hidden, steps, w2)}))
-            call = {"seeds": todo, "options": options, "seconds": result.seconds, "compile_seconds":
-                    result.compile_seconds, "date": datetime.date.today().isoformat(), "commit": _common.git_revision()}
-            results = _common.merge_results(path, records + [([key, "calls", ",".join(map(str, todo))], call)])
-            print(f"{key} seeds {todo}: best validation loss {result.best_values[0].mean():.4f}", flush=True)
+            run_method(path, hidden, method, args.budget, range(args.seeds))
     _common.record_provenance(SECTION)
     _common.regenerate()
 
@@ -159,40 +163,46 @@ def entries_by_dim(results: dict) -> dict:
     return out
 
 
-def report() -> dict:
+def mean_std(values, digits: int = 4) -> str:
     import numpy as np
 
-    def ms(values, digits=4):
-        values = np.asarray(values, float)
-        return f"{values.mean():.{digits}f}" + (f" ± {values.std(ddof=1):.{digits}f}" if len(values) > 1 else "")
+    values = np.asarray(values, float)
+    return f"{values.mean():.{digits}f}" + (f" ± {values.std(ddof=1):.{digits}f}" if len(values) > 1 else "")
 
+
+def row(key: str, entry: dict) -> list:
+    """The table's row of a stored entry: the all-Adam reference, or a method's seeds."""
+    import numpy as np
+
+    parts = key.split("/")
+    if parts[1] == "adam":
+        scores = [f"{entry[k]:.4f}" for k in ("valid_loss", "valid_error", "test_loss", "test_error")]
+        return [parts[0], "Adam (all weights)", "–", "–", parts[2], *scores, f"{entry['w2_norm']:.2f}", "–"]
+    dim, method, budget, init, steps = parts
+    recs = [entry["seeds"][s] for s in sorted(entry["seeds"], key=int)]
+    calls = list(entry.get("calls", {}).values())
+    per_seed = sum(c["seconds"] - c["compile_seconds"] for c in calls) / len(recs)
+    compile_seconds = ", ".join(f"{c['compile_seconds']:.0f}" for c in calls)
+    n_init = "–" if method == "random" else init.removeprefix("init")
+    return [dim, method, f"{budget} ({n_init})", len(recs), steps.removeprefix("steps"),
+            mean_std([np.nanmin(r["values"]) for r in recs]),
+            *(mean_std([r[k] for r in recs]) for k in ("valid_error", "test_loss", "test_error")),
+            mean_std([r["w2_norm"] for r in recs], 2), f"{per_seed:.0f} ({compile_seconds})"]
+
+
+def report() -> dict:
+    results = _common.load_results(RESULTS_FILE, {})
+    keys = [k for k in sorted(results, key=lambda k: (int(k.split("/")[0]), k))
+            if k.split("/")[1] == "adam" or results[k].get("seeds")]
     lines = ["## BOCK Fig. 5, scaled down: BO of a network's output weights W2 (digits)", "", _common.header(SECTION),
              "`64 → N_hidden → 10` ReLU network on scikit-learn's digits; W2 ∈ [-1, 1]^{10 × N_hidden} chosen by BO, the"
              " other weights trained by Adam for each W2; objective: validation cross-entropy. Mean ± std over seeds;"
              " \"Adam (all weights)\": W2 trained too (the paper's Adam-SGD). Paper (MNIST, 5 runs): BOCK's validation"
-             " and test loss below Matérn's at 100, 200 and 500 entries, with a much smaller ‖W2‖_F.", "",
-             "| W2 entries | method | evaluations (n_init) | seeds | Adam steps | best validation loss |"
-             " validation error | test loss | test error | ‖W2‖_F | s / run (compile) |", "|---" * 11 + "|"]
-    results, old = _common.load_results(RESULTS_FILE, {}), []
-    for key in sorted(results, key=lambda k: (int(k.split("/")[0]), k)):
-        entry, parts = results[key], key.split("/")
-        if parts[1] == "adam":
-            lines.append(f"| {parts[0]} | Adam (all weights) | – | – | {parts[2]} | " + " | ".join(
-                f"{entry[k]:.4f}" for k in ("valid_loss", "valid_error", "test_loss", "test_error"))
-                         + f" | {entry['w2_norm']:.2f} | – |")
-            continue
-        dim, method, budget, init, steps = parts
-        recs = [entry["seeds"][s] for s in sorted(entry.get("seeds", {}), key=int)]
-        if not recs:
-            continue
-        calls = list(entry.get("calls", {}).values())
-        per_seed = sum(c["seconds"] - c["compile_seconds"] for c in calls) / len(recs)
-        lines.append(f"| {dim} | {method} | {budget} ({'–' if method == 'random' else init.removeprefix('init')}) |"
-                     f" {len(recs)} | {steps.removeprefix('steps')} | {ms([np.nanmin(r['values']) for r in recs])} | "
-                     + " | ".join(ms([r[k] for r in recs]) for k in ("valid_error", "test_loss", "test_error"))
-                     + f" | {ms([r['w2_norm'] for r in recs], 2)} | {per_seed:.0f} ("
-                     + ", ".join(f"{c['compile_seconds']:.0f}" for c in calls) + ") |")
-        old += [dim] if method == "bock" and old_bock(entry) else []
+             " and test loss below Matérn's at 100, 200 and 500 entries, with a much smaller ‖W2‖_F.", ""]
+    lines += t1.table(["W2 entries", "method", "evaluations (n_init)", "seeds", "Adam steps", "best validation loss",
+                       "validation error", "test loss", "test error", "‖W2‖_F", "s / run (compile)"],
+                      [row(k, results[k]) for k in keys])
+    old = [k.split("/")[0] for k in keys if k.split("/")[1] == "bock" and old_bock(results[k])]
     if old:
         lines += ["", f"The `bock` rows with {', '.join(old)} entries ran before d49dc7a: standardised targets from the"
                   " Sobol start, not the paper's model."]
@@ -209,45 +219,50 @@ def figures() -> None:
     from jbo.plotting import plot_convergence
 
     for dim, entries in entries_by_dim(_common.load_results(RESULTS_FILE, {})).items():
-        curves = {m: np.stack([np.asarray(r["values"], float) for r in e["seeds"].values()]) for m, e in entries.items()}
+        curves = {m: np.stack([np.asarray(r["values"], float) for r in e["seeds"].values()])
+                  for m, e in entries.items()}
         plot_convergence(curves, optimum=None, log=False, title=f"W2 with {dim} entries: best validation loss",
                          path=os.path.join(_common.FIGURES, f"bock_mlp_weights_{dim}.png"))
 
 
+def versus(table: dict, dim: int) -> str:
+    """The paper's BOCK figure vs its Matérn figure at ``dim`` entries."""
+    return f"{table['bock'].get(dim, '–')} vs {table['matern'].get(dim, '–')}"
+
+
 def claims() -> list[dict]:
-    """Per size of W2 where BOCK and Matérn both ran: Fig. 5 / Table 3, BOCK's best validation loss and the test loss
-    at its W2 below Matérn's (``yes`` for both, ``partly`` for one); Table 4, BOCK's ‖W2‖_F below Matérn's. The
-    paper's sizes not run: one ``not run`` row."""
+    """Per size of W2 where BOCK and Matérn both ran: Fig. 5 / Table 3 (BOCK's best validation loss and the test
+    loss at its W2 below Matérn's: ``yes`` for both, ``partly`` for one) and Table 4 (BOCK's ‖W2‖_F the lower);
+    the paper's sizes not run, in one ``not run`` row."""
     import numpy as np
 
     by_dim, rows = entries_by_dim(_common.load_results(RESULTS_FILE, {})), []
-    for dim, entries in sorted(by_dim.items()):
-        if not {"bock", "matern"} <= set(entries):
-            continue
-        recs = {m: [entries[m]["seeds"][s] for s in sorted(entries[m]["seeds"], key=int)] for m in ("bock", "matern")}
-        valid = {m: float(np.mean([np.nanmin(r["values"]) for r in rs])) for m, rs in recs.items()}
-        test = {m: float(np.mean([r["test_loss"] for r in rs])) for m, rs in recs.items()}
-        norm = {m: np.array([r["w2_norm"] for r in rs]) for m, rs in recs.items()}
-        scope = (f"digits, {len(recs['bock'])} seeds, {len(recs['bock'][0]['values'])} evaluations"
-                 + ("; BOCK of before d49dc7a: standardised targets, Sobol start" if old_bock(entries["bock"]) else ""))
+    ran = [dim for dim, entries in sorted(by_dim.items()) if {"bock", "matern"} <= set(entries)]
+    for dim in ran:
+        recs = {m: [e["seeds"][s] for s in sorted(e["seeds"], key=int)] for m, e in by_dim[dim].items()}
+        valid = {m: np.mean([np.nanmin(r["values"]) for r in recs[m]]) for m in ("bock", "matern")}
+        test = {m: np.mean([r["test_loss"] for r in recs[m]]) for m in ("bock", "matern")}
+        norm = {m: np.array([r["w2_norm"] for r in recs[m]]) for m in ("bock", "matern")}
+        scope = f"digits, {len(recs['bock'])} seeds, {len(recs['bock'][0]['values'])} evaluations"
+        if old_bock(by_dim[dim]["bock"]):
+            scope += "; BOCK of before d49dc7a: standardised targets, Sobol start"
+        figure = (f"validation {valid['bock']:.4f} vs {valid['matern']:.4f}, test {test['bock']:.4f} vs"
+                  f" {test['matern']:.4f} ({scope})")
         wins = (valid["bock"] < valid["matern"]) + (test["bock"] < test["matern"])
-        paper = {m: (PAPER_TEST_LOSS[m].get(dim, "–"), PAPER_NORM[m].get(dim, "–")) for m in ("bock", "matern")}
-        rows += [_common.claim(
-            "Oh et al. 2018, Fig. 5 / Table 3", f"BO of a network's output weights W2 ({dim} entries): BOCK's validation"
-            " and test loss below the Matérn baseline's", f"test loss {paper['bock'][0]} vs {paper['matern'][0]} (MNIST,"
-            f" 5 runs; validation loss plotted)", f"validation {valid['bock']:.4f} vs {valid['matern']:.4f}, test"
-            f" {test['bock']:.4f} vs {test['matern']:.4f} ({scope})", "yes" if wins == 2 else "partly" if wins else "no",
-            SECTION), _common.claim(
+        rows.append(_common.claim(
+            "Oh et al. 2018, Fig. 5 / Table 3", f"BO of a network's output weights W2 ({dim} entries): BOCK's"
+            " validation and test loss below the Matérn baseline's",
+            f"test loss {versus(PAPER_TEST_LOSS, dim)} (MNIST, 5 runs; validation loss plotted)", figure,
+            "yes" if wins == 2 else "partly" if wins else "no", SECTION))
+        norms = " vs ".join(f"{norm[m].mean():.2f} ± {norm[m].std(ddof=1):.2f}" for m in ("bock", "matern"))
+        rows.append(_common.claim(
             "Oh et al. 2018, Table 4", f"BOCK's optimum W2 ({dim} entries) nearer the centre: ‖W2‖_F below Matérn's",
-            f"{paper['bock'][1]} vs {paper['matern'][1]}", " vs ".join(
-                f"{norm[m].mean():.2f} ± {norm[m].std(ddof=1):.2f}" for m in ("bock", "matern")),
-            "yes" if norm["bock"].mean() < norm["matern"].mean() else "no", SECTION)]
-    missing = [d for d in PAPER_TEST_LOSS["bock"] if not {"bock", "matern"} <= set(by_dim.get(d, {}))]
+            versus(PAPER_NORM, dim), norms, "yes" if norm["bock"].mean() < norm["matern"].mean() else "no", SECTION))
+    missing = [d for d in PAPER_TEST_LOSS["bock"] if d not in ran]
     if missing:
         rows.append(_common.claim(
-            "Oh et al. 2018, Tables 3–4", "BOCK ahead of Matérn on W2 with " + ", ".join(map(str, missing)) + " entries",
-            "; ".join(f"{d}: test loss {PAPER_TEST_LOSS['bock'][d]} vs {PAPER_TEST_LOSS['matern'][d]}" for d in missing),
-            "–", "not run", SECTION))
+            "Oh et al. 2018, Tables 3–4", f"BOCK ahead of Matérn on W2 with {', '.join(map(str, missing))} entries",
+            "; ".join(f"{d}: test loss {versus(PAPER_TEST_LOSS, d)}" for d in missing), "–", "not run", SECTION))
     return rows
 
 

@@ -1,8 +1,5 @@
-"""Seconds per suggestion against the dimension at a fixed number N of observations: BOCK vs jbo's ARD GP (Oh et
-al. 2018, §4.1: BOCK's kernel has P + 5 parameters at any dimension, an ARD kernel d + 2).
-
-A timing benchmark of single suggestions (:func:`time_model`), not a grid of runs: each model with its defaults and
-its own search, side by side in one process, JAX's compile cache off. Rows go to ``results/bock_scaling.json``.
+"""Seconds per suggestion against the dimension at a fixed number N of observations: BOCK vs jbo's ARD GP (Oh et al.
+2018, §4.1 and Fig. 4: BOCK's kernel has P + 5 parameters at any dimension, an ARD kernel d + 2).
 
     python experiments/bock_scaling.py [--dims 10 20 50 100 200 500] [--n 200] [--extra 100:600] [--methods bock gp]
 """
@@ -17,15 +14,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import bock_table1 as t1  # noqa: E402
 
 RESULTS_FILE, SECTION = "bock_scaling.json", "bock_scaling"
 
 
 def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0, **options) -> dict:
     """Seconds per suggestion of ``method`` (with ``options``) on N uniformly random observations of BOCK's normalised
-    d-dimensional Rosenbrock: ``jbo.loop.suggest`` called ``2 + repeats`` times, buffers padded to exactly N, each
-    suggestion forgotten so that N stays fixed. The first call compiles and runs the cold fit; the median of the calls
-    from the third on is the steady cost (a fit from warm-started sweeps, then the acquisition search)."""
+    d-dimensional Rosenbrock: ``jbo.loop.suggest`` called ``2 + repeats`` times, each suggestion forgotten so that N
+    stays fixed. The first call compiles and fits cold; the steady cost is the median of the calls from the third."""
     import jax.numpy as jnp
     import numpy as np
 
@@ -45,7 +42,7 @@ def time_model(method: str, dim: int, n: int, repeats: int = 2, seed: int = 0, *
         state, _, info = loop.suggest(settings, space, state, size=n)
         assert info["phase"] == "model", info
         calls.append(time.perf_counter() - start)
-        state = state._replace(pending=state.pending[:0])  # keep N fixed: forget the suggestion
+        state = state._replace(pending=state.pending[:0])
     steady = float(np.median(calls[2:]))
     return {"method": method, "dim": dim, "n": n, "seconds_per_suggestion": steady, "calls": calls,
             "first_minus_steady": calls[0] - steady, "n_pad": info.get("n_pad"),
@@ -68,8 +65,10 @@ def main(argv=None):
     rows, stopped = [], set()
     for d, n in [(d, args.n) for d in args.dims] + [tuple(int(v) for v in e.split(":")) for e in args.extra]:
         for method in args.methods:
-            row = {"method": method, "dim": d, "n": n, "skipped": True} if (method, n) in stopped else \
-                time_model(method, d, n, args.repeats)
+            if (method, n) in stopped:
+                row = {"method": method, "dim": d, "n": n, "skipped": True}
+            else:
+                row = time_model(method, d, n, args.repeats)
             print(json.dumps(row), flush=True)
             if row.get("seconds_per_suggestion", 0.0) > args.max_seconds:
                 stopped.add((method, n))
@@ -84,39 +83,24 @@ def steady(rows) -> dict:
     return {(r["method"], r["dim"], r["n"]): r["seconds_per_suggestion"] for r in rows if not r.get("skipped")}
 
 
-def growth(rows):
-    """``(N, d_low, d_high, {method: (s at d_low, s at d_high)})`` for BOCK and the ARD GP over the widest range
-    of dimensions both were measured at with one N, or None."""
-    get, best = steady(rows), None
-    for n in sorted({r["n"] for r in rows}):
-        dims = sorted(d for (m, d, k) in get if m == "bock" and k == n and ("gp", d, n) in get)
-        if len(dims) >= 2 and (best is None or dims[-1] / dims[0] > best[2] / best[1]):
-            best = (n, dims[0], dims[-1])
-    if best is None:
-        return None
-    n, lo, hi = best
-    return n, lo, hi, {m: (get[m, lo, n], get[m, hi, n]) for m in ("bock", "gp")}
-
-
 def table(rows: list[dict], what: str) -> list[str]:
-    """The timings ``rows`` (:func:`time_model`'s) as a table: per N and d, each method's steady seconds per suggestion
-    and its first call's excess (compilation plus the cold fit's burn-in); ``what``: how they were measured."""
-    methods, get = list(dict.fromkeys(r["method"] for r in rows)), {(r["method"], r["dim"], r["n"]): r for r in rows}
+    """:func:`time_model`'s ``rows``: per N and d, each method's steady seconds per suggestion and its first call's
+    excess (compilation and the cold fit); ``what``: how they were measured."""
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    get = {(r["method"], r["dim"], r["n"]): r for r in rows}
 
     def cell(method, d, n, field, digits):
         r = get.get((method, d, n))
         return "–" if r is None else "skipped" if r.get("skipped") else f"{r[field]:.{digits}f} s"
 
     repeats = min(len(r["calls"]) for r in rows if not r.get("skipped")) - 2
-    lines = [f"Median of {repeats} steady suggestions (the third call on) on N random observations of BOCK's normalised"
-             f" Rosenbrock, float64, on a shared 2-core machine (treat ±30 % as noise); {what} \"first − steady\":"
-             " compilation plus the cold fit's burn-in.", "", "| N | d | " + " | ".join(f"{m} s / suggestion" for m in
-             methods) + " | " + " | ".join(f"{m} first − steady" for m in methods) + " |",
-             "|---|---|" + "---|" * (2 * len(methods))]
-    for n, d in sorted({(r["n"], r["dim"]) for r in rows}):
-        lines.append(f"| {n} | {d} | " + " | ".join(cell(m, d, n, "seconds_per_suggestion", 2) for m in methods)
-                     + " | " + " | ".join(cell(m, d, n, "first_minus_steady", 0) for m in methods) + " |")
-    return lines
+    header = ["N", "d", *(f"{m} s / suggestion" for m in methods), *(f"{m} first − steady" for m in methods)]
+    cells = [[n, d, *(cell(m, d, n, "seconds_per_suggestion", 2) for m in methods),
+              *(cell(m, d, n, "first_minus_steady", 0) for m in methods)]
+             for n, d in sorted({(r["n"], r["dim"]) for r in rows})]
+    return [f"Median of {repeats} steady suggestions (the third call on) on N random observations of BOCK's normalised"
+            f" Rosenbrock, float64, on a shared 2-core machine (treat ±30 % as noise); {what} \"first − steady\":"
+            " compilation plus the cold fit's burn-in.", "", *t1.table(header, cells)]
 
 
 def report() -> dict:
@@ -153,28 +137,31 @@ def figures() -> None:
 
 
 def claims() -> list[dict]:
-    """Fig. 4 (plotted only: BOCK's run time less affected by d than an ARD GP's): ``yes`` when BOCK's seconds per
-    suggestion grow by a smaller factor than the ARD GP's over the widest range of d measured for both at one N.
-    Issue 13's bar: BOCK faster per suggestion than the ARD GP at d = 100, N = 600."""
-    rows = _common.load_results(RESULTS_FILE, [])
-    g, get = growth(rows), steady(rows)
+    """Fig. 4 (plotted only): ``yes`` when BOCK's seconds per suggestion grow by a smaller factor than the ARD GP's
+    over the widest range of d measured for both at one N. Issue 13: BOCK the faster at d = 100, N = 600."""
+    get = steady(_common.load_results(RESULTS_FILE, []))
     what = "time per suggestion grows more slowly with the dimension for BOCK than for an ARD GP"
     paper = "plotted only (whole runs at d = 20, 50, 100: BOCK less affected by d than Spearmint)"
-    if g is None:
+    widest = None
+    for n in sorted({k[2] for k in get}):
+        dims = sorted(d for (m, d, k) in get if m == "bock" and k == n and ("gp", d, n) in get)
+        if len(dims) >= 2 and (widest is None or dims[-1] / dims[0] > widest[2] / widest[1]):
+            widest = (n, dims[0], dims[-1])
+    if widest is None:
         out = [_common.claim("Oh et al. 2018, Fig. 4", what, paper, "–", "not run", SECTION)]
     else:
-        n, lo, hi, times = g
-        factor = {m: b / a for m, (a, b) in times.items()}
-        out = [_common.claim("Oh et al. 2018, Fig. 4", what + f" (N = {n}, d = {lo} → {hi})", paper,
-                             "; ".join(f"{label} ×{factor[m]:.1f} ({times[m][0]:.2f} → {times[m][1]:.2f} s)"
-                                       for m, label in (("bock", "BOCK"), ("gp", "ARD GP"))),
+        n, lo, hi = widest
+        factor = {m: get[m, hi, n] / get[m, lo, n] for m in ("bock", "gp")}
+        figure = "; ".join(f"{label} ×{factor[m]:.1f} ({get[m, lo, n]:.2f} → {get[m, hi, n]:.2f} s)"
+                           for m, label in (("bock", "BOCK"), ("gp", "ARD GP")))
+        out = [_common.claim("Oh et al. 2018, Fig. 4", what + f" (N = {n}, d = {lo} → {hi})", paper, figure,
                              "yes" if factor["bock"] < factor["gp"] else "no", SECTION)]
     what = "BOCK faster per suggestion than jbo's ARD GP at d = 100, N = 600 (issue 13)"
-    if ("bock", 100, 600) in get and ("gp", 100, 600) in get:
-        b, a = get["bock", 100, 600], get["gp", 100, 600]
-        return out + [_common.claim("jbo", what, "–", f"{b:.2f} s vs {a:.2f} s ({a / b:.1f}×)", "yes" if b < a else "no",
-                                    SECTION)]
-    return out + [_common.claim("jbo", what, "–", "–", "not run", SECTION)]
+    if ("bock", 100, 600) not in get or ("gp", 100, 600) not in get:
+        return out + [_common.claim("jbo", what, "–", "–", "not run", SECTION)]
+    b, a = get["bock", 100, 600], get["gp", 100, 600]
+    return out + [_common.claim("jbo", what, "–", f"{b:.2f} s vs {a:.2f} s ({a / b:.1f}×)", "yes" if b < a else "no",
+                                SECTION)]
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
 """BOCK's Table 1 (Oh et al. 2018): repeated Branin, repeated Hartmann6, Rosenbrock and Levy in 20 dimensions (200
-evaluations) and 100 (600); the paper's BOCK and Matérn baseline, jbo's ARD GP, random search, and variants.
+evaluations) and 100 (600): the paper's BOCK and Matérn baseline, jbo's ARD GP, random search, and variants.
 
-Each (problem, d, method, budget) cell runs its missing seeds in one :func:`jbo.study` call of one arm, from the start
-of the paper's code (the box's centre, then ``--n-init`` - 1 Sobol points), into ``results/bock_runs.json`` under
-``"problem/d/method/budget/initN"`` (shared with ``bock_table2.py``).
+Each cell ``problem/d/method/budget/initN`` of ``results/bock_runs.json`` (shared with ``bock_table2.py``) runs its
+missing seeds in one :func:`jbo.study` call, from the start of the paper's code: the box's centre, then Sobol points.
 
-    python experiments/bock_table1.py [--dim 20] [--budget 200] [--seeds 5] [--methods bock matern gp random] [--store]
+    python experiments/bock_table1.py [--dim 20] [--seeds 5] [--methods bock matern gp random] [--store]
 """
 
 from __future__ import annotations
@@ -21,50 +20,44 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 
 RESULTS_FILE, SECTION = "bock_runs.json", "bock_table1"
-PROBLEMS = ("repeated_branin", "repeated_hartmann6", "rosenbrock", "levy")
-EXTRA_PROBLEMS = ("rosenbrock_raw",)  # Rosenbrock in raw units: issue #28's second bar (its claim row only)
 LABELS = {"repeated_branin": "repeated Branin", "repeated_hartmann6": "repeated Hartmann6",
           "rosenbrock": "Rosenbrock", "levy": "Levy"}
+PROBLEMS = tuple(LABELS)
 OPTIMA = {"repeated_branin": 0.3979, "repeated_hartmann6": -3.3223, "rosenbrock": 0.0, "levy": 0.0}
-DEFAULT_METHODS = ("bock", "matern", "gp", "random")
-START = {"design": "centre"}  # the paper's start, for every BO method (a variant may override it)
-STANDARDISED = {"units": "standardised", "output_warping": "none", "evidence_warp": False, "noise_floor": 1e-6}
-_SOBOL, _CENTRE = {**STANDARDISED, "design": "sobol"}, {**STANDARDISED, "design": "centre"}
-_YJ, _EV = {**_CENTRE, "output_warping": "yeo-johnson"}, {**_CENTRE, "evidence_warp": True}
-_DEFAULT = {**_EV, "noise_floor": 1e-10}
-#: method -> (jbo model, options, the row it is compared with seed by seed, how it differs from that row). ``bock``,
-#: ``bock-w``, ``bock-b``: the paper's models as the authors' code runs them (their priors in the objective's units).
-#: A variant spells out every option that defines it, so that it stays what it was run as when a default changes.
-DECLARED = {
-    "bock": ("bock", {"units": "objective"}, "gp", "the paper's model against jbo's ARD GP (issue 13)"),
-    **{m: (m, {"units": "objective"}, None, "") for m in ("bock-w", "bock-b")},
-    **{f"{m}-standardised": (m, _SOBOL, None, "") for m in ("bock-w", "bock-b")},  # bock_table2's
-    "bock-standardised": ("bock", _SOBOL, "bock", "standardised targets, jbo's priors, Sobol start (before d49dc7a)"),
-    "bock-floor": ("bock", {**_SOBOL, "noise_floor": 1e-10}, "bock-standardised", "noise floor 1e-10, not 1e-6"),
-    "bock-centre": ("bock", _CENTRE, "bock-standardised", "started at the centre"),
-    "bock-objective": ("bock", {"units": "objective", "design": "sobol"}, "bock-standardised",
-                       "the objective's units under the authors' priors (as `bock`)"),
-    "bock-yj": ("bock", _YJ, "bock-centre", "targets Yeo-Johnson warped: scale- and offset-free"),
-    "bock-log": ("bock", {**_YJ, "output_warping": "shifted-log"}, "bock-yj", "the shifted-log warp instead"),
-    "bock-yj-floor": ("bock", {**_YJ, "noise_floor": 1e-10}, "bock-yj", "noise floor 1e-10, not 1e-6"),
-    "bock-yj-authors": ("bock", {**_YJ, "priors": "authors"}, "bock-yj", "the authors' priors on its warped targets"),
-    "bock-ev": ("bock", _EV, "bock-yj", "the warp kept only where the evidence prefers it (`evidence_warp=True`)"),
-    "bock-ev-floor": ("bock", _DEFAULT, "bock-ev", "noise floor 1e-10: jbo's default `bock` (issue #28)"),
-    "bock-fast": ("bock", {**_DEFAULT, "inference": "elliptical", "maximize": {"screen": 1024}}, "bock-ev-floor",
-                  "elliptical slice sampling and the anchors screened under one sample (issue #53)"),
-    "bock-ess": ("bock", {**_DEFAULT, "inference": "elliptical"}, "bock-ev-floor", "`bock-fast`'s sampler alone"),
-    "bock-screen": ("bock", {**_DEFAULT, "maximize": {"screen": 1024}}, "bock-ev-floor", "`bock-fast`'s screen alone"),
-    "bock-cosine": ("bock", {**_DEFAULT, "maximize": {"schedule": "cosine"}}, "bock-ev-floor",
-                    "Adam's step decaying along a half cosine (issue #57)"),
-    "gp-warmup5": ("gp", {"num_warmup": 5, "design": "sobol"}, "gp", "5 warm-up sweeps per fit (before 92c2e48)"),
-    "matern-sobol": ("matern", {"design": "sobol"}, "matern", "Sobol start (run on the GPU named above)"),
-}
-VARIANTS = {m: (model, options) for m, (model, options, _, _) in DECLARED.items()}
-METHODS = DEFAULT_METHODS + tuple(m for m, d in DECLARED.items() if d[2] and m not in DEFAULT_METHODS)
 PAPER_BUDGET = {20: 200, 50: 400, 100: 600}
+N_INIT = 2
+START = {"design": "centre"}  # the paper's start, for every BO method
+DEFAULT_BOCK = "bock-ev-floor"  # jbo's default ``bock``, its options spelled out
+DEFAULT_METHODS = ("bock", "matern", "gp", "random")
+#: method -> (jbo model, options) besides ``matern``, ``gp`` (the papers' GP options) and ``random``: the paper's
+#: models as the authors' code runs them (their priors in the objective's units), and jbo's default ``bock``.
+VARIANTS = {m: (m, {"units": "objective"}) for m in ("bock", "bock-w", "bock-b")}
+VARIANTS[DEFAULT_BOCK] = ("bock", {"units": "standardised", "output_warping": "none", "evidence_warp": True,
+                                   "noise_floor": 1e-10, "design": "centre"})
+#: Table 1's variants: method -> (the row it is compared with seed by seed, how it differs). Those not in VARIANTS
+#: tried designs that are not the default: their runners are retired, their stored rows stay.
+COMPARED = {
+    "bock": ("gp", "the paper's model against jbo's ARD GP (issue 13)"),
+    "bock-standardised": ("bock", "standardised targets, jbo's priors, Sobol start (before d49dc7a)"),
+    "bock-floor": ("bock-standardised", "noise floor 1e-10, not 1e-6"),
+    "bock-centre": ("bock-standardised", "started at the centre"),
+    "bock-objective": ("bock-standardised", "the objective's units under the authors' priors (as `bock`)"),
+    "bock-yj": ("bock-centre", "targets Yeo-Johnson warped: scale- and offset-free"),
+    "bock-log": ("bock-yj", "the shifted-log warp instead"),
+    "bock-yj-floor": ("bock-yj", "noise floor 1e-10, not 1e-6"),
+    "bock-yj-authors": ("bock-yj", "the authors' priors on its warped targets"),
+    "bock-ev": ("bock-yj", "the warp kept only where the evidence prefers it (`evidence_warp=True`)"),
+    DEFAULT_BOCK: ("bock-ev", "noise floor 1e-10: jbo's default `bock` (issue #28)"),
+    "bock-fast": (DEFAULT_BOCK, "elliptical slice sampling and the anchors screened under one sample (issue #53)"),
+    "bock-ess": (DEFAULT_BOCK, "`bock-fast`'s sampler alone"),
+    "bock-screen": (DEFAULT_BOCK, "`bock-fast`'s screen alone"),
+    "bock-cosine": (DEFAULT_BOCK, "Adam's step decaying along a half cosine (issue #57)"),
+    "gp-warmup5": ("gp", "5 warm-up sweeps per fit (before 92c2e48)"),
+    "matern-sobol": ("matern", "Sobol start (run on the GPU named above)"),
+}
+METHODS = DEFAULT_METHODS + tuple(m for m in COMPARED if m not in DEFAULT_METHODS)
 GPU = re.compile(r"gpu \(([^)]+)\)")  # the GPU a call's machine line names
 ISSUE_28_BARS = {"rosenbrock": 50, "rosenbrock_raw": 150}  # the default bock's mean best on Rosenbrock-20
-DEFAULT_BOCK = "bock-ev-floor"  # the variant that spells out the default ``bock``'s options
 #: Oh et al. 2018, Table 1 (mean ± std over 5 runs): Matérn, BOCK, the best of the six other baselines.
 PAPER = {("repeated_branin", 20): ("0.41 ± 0.00", "0.50 ± 0.12", "Spearmint 5.07 ± 3.01"),
          ("repeated_branin", 100): ("0.54 ± 0.06", "1.03 ± 0.17", "Spearmint 2.78 ± 1.06"),
@@ -78,7 +71,7 @@ PAPER = {("repeated_branin", 20): ("0.41 ± 0.00", "0.50 ± 0.12", "Spearmint 5.
 
 @functools.lru_cache(maxsize=None)
 def problem_of(name: str, dim: int):
-    """The benchmark at ``dim``: Rosenbrock normalised (BOCK's; ``rosenbrock_raw``: not); repeated Hartmann6 at a
+    """The benchmark at ``dim``: Rosenbrock normalised as BOCK's (``rosenbrock_raw``: not); repeated Hartmann6 at a
     ``dim`` not a multiple of 6 on its first ``6 ⌊dim/6⌋`` coordinates, the others dummies, as the reference code."""
     import jax
     import numpy as np
@@ -110,19 +103,22 @@ def load() -> dict:
     return _common.read_json(os.path.join(_common.RESULTS, RESULTS_FILE), {})
 
 
-def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: int, store: bool = False) -> None:
-    """Run a cell's missing ``seeds`` in one :func:`jbo.study` call of one arm and merge them into the results file
-    (with ``store``, the study keeps its runs in :func:`store_of` the cell as they go, and continues them)."""
-    key = key_of(problem, dim, method, budget, n_init)
+def run_cell(problem: str, dim: int, method: str, seeds, store: bool = False) -> None:
+    """Run a cell's missing ``seeds`` at the paper's budget in one :func:`jbo.study` call and store them (``store``:
+    the study also keeps its runs in :func:`store_of` the cell as they go, and continues them)."""
+    budget = PAPER_BUDGET[dim]
+    key = key_of(problem, dim, method, budget, N_INIT)
     todo = [s for s in seeds if str(s) not in load().get(key, {}).get("seeds", {})]
     if not todo:
         return
     p = problem_of(problem, dim)
-    model, extra = VARIANTS.get(method, (method, _common.PAPER_GP if method == "gp" else {}))
-    extra = dict(extra) if method == "random" else {**START, **extra, "n_init": n_init}
-    (_, part, values, run), = _common.run_arms(p.evaluate, p.space(), budget, todo, {method: {"model": model, **extra}},
+    model, options = VARIANTS.get(method, (method, _common.PAPER_GP if method == "gp" else {}))
+    if method != "random":
+        options = {**START, **options, "n_init": N_INIT}
+    arms = {method: {"model": model, **options}}
+    (_, part, values, run), = _common.run_arms(p.evaluate, p.space(), budget, todo, arms,
                                                store=store_of(key) if store else None)
-    call = {"seeds": [int(s) for s in part], "options": extra, "seconds": run["seconds"],
+    call = {"seeds": [int(s) for s in part], "options": options, "seconds": run["seconds"],
             "compile_seconds": run["compile_seconds"], "date": datetime.date.today().isoformat(),
             "commit": _common.git_revision(), "machine": _common.machine()}
     items = [([key, "seeds", str(s)], {"values": v}) for s, v in zip(part, values)]
@@ -134,11 +130,9 @@ def run_cell(problem: str, dim: int, method: str, budget: int, seeds, n_init: in
 def arguments(description: str, methods, default_methods) -> argparse.ArgumentParser:
     """The options shared with ``bock_table2.py``."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--budget", type=int, default=None, help="evaluations per run (default: the paper's for d)")
     parser.add_argument("--methods", nargs="+", default=list(default_methods), choices=list(methods))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--n-init", type=int, default=2)
     parser.add_argument("--store", action="store_true", help="keep each cell's runs as they go (experiments/results/"
                         "stores/<cell>): a killed run continues there")
     parser.add_argument("--no-report", action="store_true", help="leave BENCHMARKS.md alone")
@@ -147,11 +141,11 @@ def arguments(description: str, methods, default_methods) -> argparse.ArgumentPa
 
 
 def run(args, cells, section: str) -> None:
-    """Run the missing seeds of ``cells`` ``(problem, dim, method, budget)``, record the section's provenance (its
-    commands accumulate: the grid grows cell by cell) and regenerate BENCHMARKS.md."""
+    """Run the missing seeds of ``cells`` ``(problem, dim, method)``, add the command to the section's provenance
+    (the grid grows cell by cell) and regenerate BENCHMARKS.md."""
     before, seeds = load(), range(args.first_seed, args.first_seed + args.seeds)
     for cell in cells:
-        run_cell(*cell, seeds, args.n_init, args.store)
+        run_cell(*cell, seeds, args.store)
     if load() != before:
         _common.record_provenance(section, accumulates=True)
     if not args.no_report:
@@ -159,16 +153,21 @@ def run(args, cells, section: str) -> None:
 
 
 def main(argv=None):
-    parser = arguments(__doc__.splitlines()[0], METHODS, DEFAULT_METHODS)
-    parser.add_argument("--dim", type=int, default=20)
-    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=PROBLEMS + EXTRA_PROBLEMS)
+    parser = arguments(__doc__.splitlines()[0], DEFAULT_METHODS + (DEFAULT_BOCK,), DEFAULT_METHODS)
+    parser.add_argument("--dim", type=int, default=20, choices=(20, 100))
+    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=PROBLEMS + ("rosenbrock_raw",))
     args = _common.start(parser, argv)
     if args is not None:
-        budget = args.budget or PAPER_BUDGET.get(args.dim, 200)
-        run(args, [(p, args.dim, m, budget) for p in args.problems for m in args.methods], SECTION)
+        run(args, [(p, args.dim, m) for p in args.problems for m in args.methods], SECTION)
 
 
 # --------------------------------------------------------------------------------------------------- the report
+def table(header, rows) -> list[str]:
+    """A markdown table: the BOCK sections' one renderer (``rows``: lists of cells)."""
+    lines = ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    return lines + ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+
+
 def summary(entry: dict):
     """``(best values, seeds, seconds per seed without compilation, compile seconds per call, calls)``."""
     import numpy as np
@@ -225,13 +224,23 @@ def paired(results: dict, variant: str, baseline: str, problem: str, dim: int, b
     """``"k of n (median vs median)"``: the seeds both ran on which ``variant`` is lower than ``baseline``."""
     import numpy as np
 
-    runs = [results.get("/".join([problem, str(dim), m, str(budget), init])) for m in (variant, baseline)]
+    runs = [results.get(key_of(problem, dim, m, budget, init.removeprefix("init"))) for m in (variant, baseline)]
     if not all(runs):
         return ""
     (a, a_seeds), (b, b_seeds) = (summary(r)[:2] for r in runs)
     common = sorted(set(a_seeds) & set(b_seeds), key=int)
     a, b = np.array([a[a_seeds.index(s)] for s in common]), np.array([b[b_seeds.index(s)] for s in common])
     return f"{problem}-{dim} {int(np.sum(a < b))} of {len(common)} ({np.median(a):.4g} vs {np.median(b):.4g})"
+
+
+def main_row(problem: str, dim: int, budget: int, init: str, method: str, entry: dict) -> list:
+    best, seeds, per_seed, compile_seconds, calls = summary(entry)
+    paper = PAPER.get((problem, dim), ("–",) * 3)
+    evaluations = budget if budget == PAPER_BUDGET.get(dim) else f"{budget} (paper {PAPER_BUDGET.get(dim, '–')})"
+    gpus = "".join(f"; {g}" for g in sorted({g for c in calls for g in GPU.findall(c.get("machine", ""))}))
+    seconds = f"{per_seed:.0f} ({', '.join(f'{c:.0f}' for c in compile_seconds)}{gpus})"
+    return [f"{problem} ({OPTIMA[problem]:g})", dim, evaluations, start_of(method, init, calls), method,
+            f"{len(seeds)}{'' if len(seeds) >= 5 else ' (paper 5)'}", mean_std(best), *paper[:2], seconds, paper[2]]
 
 
 def report() -> dict:
@@ -241,29 +250,26 @@ def report() -> dict:
     lines = ["## BOCK Table 1: high-dimensional benchmarks (Oh et al. 2018)", "", _common.header(SECTION),
              "Best value after the whole budget (mean ± std over seeds, as the paper; paper: 5 runs). \"s / run\": wall"
              " time without compilation per seed (each call's compile seconds in brackets) on the machine above unless"
-             " a GPU is named; \"start\": the initial design, in the budget. Rows below the four methods are variants.",
-             "", "| problem (optimum) | d | evaluations | start | method | seeds | best value (mean ± std) |"
-             " paper Matérn | paper BOCK | s / run (compile) | paper: best other |", "|---" * 11 + "|"]
-    for (problem, dim, budget, init, method), entry in shown.items():
-        best, seeds, per_seed, compile_seconds, calls = summary(entry)
-        note = "" if budget == PAPER_BUDGET.get(dim) else f" (paper {PAPER_BUDGET.get(dim, '–')})"
-        paper = PAPER.get((problem, dim), ("–",) * 3)
-        gpus = "".join(f"; {g}" for g in sorted({g for c in calls for g in GPU.findall(c.get("machine", ""))}))
-        lines.append(f"| {problem} ({OPTIMA[problem]:g}) | {dim} | {budget}{note} | {start_of(method, init, calls)} |"
-                     f" {method} | {len(seeds)}{'' if len(seeds) >= 5 else ' (paper 5)'} | {mean_std(best)} | "
-                     + " | ".join(paper[:2]) + f" | {per_seed:.0f} ({', '.join(f'{c:.0f}' for c in compile_seconds)}"
-                     f"{gpus}) | {paper[2]} |")
+             " a GPU is named; \"start\": the initial design, in the budget. Rows below the four methods are variants:"
+             f" only `{DEFAULT_BOCK}` (jbo's default `bock`) still runs, the others' runners are retired (the commits"
+             " they ran at are listed below).", ""]
+    lines += table(["problem (optimum)", "d", "evaluations", "start", "method", "seeds", "best value (mean ± std)",
+                    "paper Matérn", "paper BOCK", "s / run (compile)", "paper: best other"],
+                   [main_row(*key, entry) for key, entry in shown.items()])
     machines = {c.get("machine", "") for e in shown.values() for c in e.get("calls", {}).values()}
     gpus = sorted(m for m in machines if GPU.search(m))
     if gpus:
         lines += ["", "Rows that name a GPU ran there: " + "; ".join(f"`{m}`" for m in gpus) + "."]
     compared = []
-    for method, (_, _, baseline, text) in DECLARED.items():
+    for method, (baseline, text) in COMPARED.items():
         runs = sorted({k[:4] for k in shown if k[4] == method})
-        found = "; ".join(filter(None, (paired(results, method, baseline, *c) for c in runs)))
-        compared += [f"| `{method}` | {text} | `{baseline}` | {found or '–'} |"] if runs else []
-    if compared:
-        lines += ["", "| method | how it differs | compared with | seeds lower (medians) |", "|---|---|---|---|", *compared]
+        if runs:
+            found = "; ".join(filter(None, (paired(results, method, baseline, *c) for c in runs)))
+            commits = sorted({c.get("commit", "?") for k, e in shown.items() if k[4] == method
+                              for c in e.get("calls", {}).values()})
+            compared.append([f"`{method}`", text, f"`{baseline}`", found or "–", ", ".join(commits)])
+    header = ["method", "how it differs", "compared with", "seeds lower (medians)", "ran at commit"]
+    lines += [""] + table(header, compared)
     at_100 = sorted({k[4] for k in shown if k[1] == 100}, key=METHODS.index)
     lines += units_note(results) + [
         "", f"100-d column: {', '.join(f'`{m}`' for m in at_100) or 'nothing'} stored. A claim is reproduced when"
@@ -280,8 +286,8 @@ def figures() -> None:
 
     curves = {}
     for (problem, dim, budget, _, method), entry in cells(load()).items():
-        curves.setdefault((problem, dim, budget), {})[method] = np.stack(
-            [np.asarray(entry["seeds"][s]["values"], float) for s in summary(entry)[1]])
+        runs = [np.asarray(entry["seeds"][s]["values"], float) for s in summary(entry)[1]]
+        curves.setdefault((problem, dim, budget), {})[method] = np.stack(runs)
     os.makedirs(_common.FIGURES, exist_ok=True)
     for (problem, dim, budget), by_method in curves.items():
         plot_convergence(by_method, optimum=problem_of(problem, dim).optimum,
@@ -295,8 +301,9 @@ def units_note(results: dict, dim: int = 20) -> list[str]:
     centre = problem_of("rosenbrock_raw", dim).bounds.mean(axis=1)  # any point where f is not 0 gives the factor
     factor = float(problem_of("rosenbrock", dim).fn(centre) / problem_of("rosenbrock_raw", dim).fn(centre))
     text = "".join(variant_units_note(results, dim, m, factor) for m in METHODS)
-    return ["", f"Rosenbrock in raw and normalised units (issue #28; normalised = {factor:.4f} × raw):{text}"] if text \
-        else []
+    if not text:
+        return []
+    return ["", f"Rosenbrock in raw and normalised units (issue #28; normalised = {factor:.4f} × raw):{text}"]
 
 
 def variant_units_note(results: dict, dim: int, method: str, factor: float) -> str:
@@ -314,38 +321,35 @@ def variant_units_note(results: dict, dim: int, method: str, factor: float) -> s
 
 
 def claims() -> list[dict]:
-    """Table 1's BOCK column per problem and dimension: ``yes`` when the paper's model's mean best at the paper's
-    budget is no worse than the paper's mean + std + 1 % of |f*| (a dimension without ``bock`` runs: one ``not run``
-    row); then issue #28's bars for the default, scale-free ``bock`` on Rosenbrock-20."""
+    """Table 1's BOCK column: ``yes`` when the paper's model's mean best is no worse than the paper's mean + std + 1 %
+    of |f*| (a dimension without ``bock`` runs: one ``not run`` row); then issue #28's bars for jbo's default ``bock``
+    (scale-free) on Rosenbrock-20 in both units."""
     import numpy as np
 
     results, rows, paper = load(), [], "Oh et al. 2018, Table 1"
     for dim in (20, 100):
-        stored = {problem: bock_cell(results, problem, dim) for problem in PROBLEMS}
-        if not any(stored.values()):
-            rows.append(_common.claim(
-                paper, f"the {dim}-d column ({PAPER_BUDGET[dim]} evaluations): BOCK's best value on the four problems",
-                "; ".join(f"{LABELS[p]} {PAPER[p, dim][1]}" for p in PROBLEMS),
-                "– (only random search stored)" if any(k[1] == dim for k in cells(results)) else "–", "not run",
-                SECTION))
+        if not any(bock_cell(results, problem, dim) for problem in PROBLEMS):
+            what = f"the {dim}-d column ({PAPER_BUDGET[dim]} evaluations): BOCK's best value on the four problems"
+            figures = "; ".join(f"{LABELS[p]} {PAPER[p, dim][1]}" for p in PROBLEMS)
+            stored = "– (only random search stored)" if any(k[1] == dim for k in cells(results)) else "–"
+            rows.append(_common.claim(paper, what, figures, stored, "not run", SECTION))
             continue
-        for problem, entry in stored.items():
+        for problem in PROBLEMS:
             what = (f"{LABELS[problem]} in {dim} dimensions, best value after {PAPER_BUDGET[dim]} evaluations (mean ±"
                     f" std; optimum {OPTIMA[problem]:g})")
-            if entry is None:
-                rows.append(_common.claim(paper, what, f"{PAPER[problem, dim][1]} (5 runs)", "–", "not run", SECTION))
-                continue
-            best = summary(entry)[0]
-            mean, std = paper_mean_std(PAPER[problem, dim][1])
-            figure = f"BOCK (the authors' priors, objective units): {mean_std(best)} ({len(best)} seeds)"
-            default, gp = bock_cell(results, problem, dim, DEFAULT_BOCK), bock_cell(results, problem, dim, "gp")
-            if default is not None:
-                figure += f"; jbo's default bock: {mean_std(summary(default)[0])} ({len(default['seeds'])} seeds)"
-            if gp is not None:
-                figure += f"; jbo's ARD GP: {mean_std(summary(gp)[0])}"
-            verdict = "yes" if np.mean(best) <= mean + std + 0.01 * abs(OPTIMA[problem]) else "no"
+            entry, figure, verdict = bock_cell(results, problem, dim), "–", "not run"
+            if entry is not None:
+                best = summary(entry)[0]
+                mean, std = paper_mean_std(PAPER[problem, dim][1])
+                figure = f"BOCK (the authors' priors, objective units): {mean_std(best)} ({len(best)} seeds)"
+                default, gp = bock_cell(results, problem, dim, DEFAULT_BOCK), bock_cell(results, problem, dim, "gp")
+                if default is not None:
+                    figure += f"; jbo's default bock: {mean_std(summary(default)[0])} ({len(default['seeds'])} seeds)"
+                if gp is not None:
+                    figure += f"; jbo's ARD GP: {mean_std(summary(gp)[0])}"
+                verdict = "yes" if np.mean(best) <= mean + std + 0.01 * abs(OPTIMA[problem]) else "no"
             rows.append(_common.claim(paper, what, f"{PAPER[problem, dim][1]} (5 runs)", figure, verdict, SECTION,
-                                      headline=(problem, dim) == ("rosenbrock", 20)))
+                                      headline=entry is not None and (problem, dim) == ("rosenbrock", 20)))
     for problem, label in (("rosenbrock", "normalised"), ("rosenbrock_raw", "raw units")):
         entry = bock_cell(results, problem, 20, DEFAULT_BOCK)
         if entry is not None:

@@ -1,8 +1,6 @@
 """BOCK's Table 2 (Oh et al. 2018): BOCK vs BOCK-W (no radius warping) vs BOCK+B (a fake boundary point in the
-predictive variance) on BOCK's normalised Rosenbrock at 20, 50 and 100 dimensions (200, 400, 600 evaluations).
-
-The protocol and results file of ``bock_table1.py`` (whose ``bock`` at 20-d is this table's): the paper's models in
-the objective's units from the box's centre; ``*-standardised``: standardised targets under jbo's priors, Sobol start.
+predictive variance) on BOCK's normalised Rosenbrock at 20, 50 and 100 dimensions (200, 400, 600 evaluations), with
+the protocol and results file of ``bock_table1.py`` (whose ``bock`` at 20-d is this table's).
 
     python experiments/bock_table2.py [--dims 20 50 100] [--seeds 5] [--methods bock bock-w bock-b] [--store]
 """
@@ -18,7 +16,7 @@ import bock_table1 as t1  # noqa: E402
 
 SECTION = "bock_table2"
 METHODS = ("bock", "bock-w", "bock-b")
-STANDARDISED = tuple(f"{m}-standardised" for m in METHODS)  # bock_table1.VARIANTS
+STANDARDISED = tuple(f"{m}-standardised" for m in METHODS)  # stored rows only: runner retired
 DIMS = (20, 50, 100)
 PAPER = {  # Oh et al. 2018, Table 2: mean ± std over 5 runs (200 / 400 / 600 evaluations)
     "bock": {20: "47.87 ± 33.94", 50: "29.65 ± 11.56", 100: "128.69 ± 52.84"},
@@ -28,44 +26,43 @@ PAPER = {  # Oh et al. 2018, Table 2: mean ± std over 5 runs (200 / 400 / 600 e
 
 
 def main(argv=None):
-    parser = t1.arguments(__doc__.splitlines()[0], METHODS + STANDARDISED, METHODS)
-    parser.add_argument("--dims", type=int, nargs="+", default=list(DIMS))
+    parser = t1.arguments(__doc__.splitlines()[0], METHODS, METHODS)
+    parser.add_argument("--dims", type=int, nargs="+", default=list(DIMS), choices=DIMS)
     args = _common.start(parser, argv)
     if args is not None:
-        t1.run(args, [("rosenbrock", d, m, args.budget or t1.PAPER_BUDGET[d]) for d in args.dims for m in args.methods],
-               SECTION)
+        t1.run(args, [("rosenbrock", d, m) for d in args.dims for m in args.methods], SECTION)
 
 
-def cells_of(results: dict) -> dict:
-    """``{(dim, method): [(budget, init, entry), ...]}`` of the stored Rosenbrock runs of the table's variants."""
-    cells = {}
-    for key, entry in results.items():
-        problem, dim, method, budget, init = key.split("/")
-        if problem == "rosenbrock" and method in METHODS + STANDARDISED and int(dim) in DIMS and entry.get("seeds"):
-            cells.setdefault((int(dim), method), []).append((int(budget), init, entry))
-    return cells
+def cell_text(results: dict, dim: int, method: str) -> str:
+    """A cell of the table: each stored start and budget of (dim, method), the paper's budget first."""
+    texts = []
+    for key, entry in sorted(results.items(), key=lambda kv: -int(kv[0].split("/")[3])):
+        problem, d, m, budget, init = key.split("/")
+        if (problem, d, m) != ("rosenbrock", str(dim), method) or not entry.get("seeds"):
+            continue
+        best, seeds, per_seed, _, calls = t1.summary(entry)
+        short = int(budget) != t1.PAPER_BUDGET[dim] or len(seeds) < 5
+        start = t1.start_of(method, init, calls)
+        texts.append(f"{t1.mean_std(best)} ({len(seeds)} seeds, {budget} evals, start {start}; {per_seed:.0f} s / run)"
+                     + (" **(smaller than the paper's)**" if short else ""))
+    return "<br>".join(texts) or "not run"
 
 
 def report() -> dict:
-    cells = cells_of(t1.load())
+    results = t1.load()
+    rows = []
+    for method in METHODS + STANDARDISED:
+        row = [cell_text(results, dim, method) for dim in DIMS]
+        if method in PAPER or set(row) != {"not run"}:
+            rows.append([method, *row])
+        if method in PAPER:
+            rows.append([f"{method} (paper)", *(PAPER[method][d] for d in DIMS)])
     lines = ["## BOCK Table 2: BOCK variants on Rosenbrock (Oh et al. 2018)", "", _common.header(SECTION),
              "Best value of BOCK's normalised Rosenbrock (mean ± std over seeds; seeds, evaluations, start and wall time"
              " without compilation per seed in brackets), the paper's (5 runs) below. `bock-w`: no radius warping,"
-             " `bock-b`: a fake boundary point; `*-standardised`: standardised targets under jbo's priors, Sobol start.",
-             "", "| variant | " + " | ".join(f"d = {d}" for d in DIMS) + " |", "|---|" + "---|" * len(DIMS)]
-    for method in METHODS + tuple(m for m in STANDARDISED if any(k[1] == m for k in cells)):
-        row = []
-        for dim in DIMS:
-            texts = []
-            for budget, init, entry in sorted(cells.get((dim, method), []), key=lambda r: -r[0]):
-                best, seeds, per_seed, _, calls = t1.summary(entry)
-                short = "" if budget == t1.PAPER_BUDGET[dim] and len(seeds) >= 5 else " **(smaller than the paper's)**"
-                texts.append(f"{t1.mean_std(best)} ({len(seeds)} seeds, {budget} evals, start"
-                             f" {t1.start_of(method, init, calls)}; {per_seed:.0f} s / run){short}")
-            row.append("<br>".join(texts) or "not run")
-        lines.append(f"| {method} | " + " | ".join(row) + " |")
-        if method in PAPER:
-            lines.append(f"| {method} (paper) | " + " | ".join(PAPER[method][d] for d in DIMS) + " |")
+             " `bock-b`: a fake boundary point; `*-standardised`: standardised targets under jbo's priors, Sobol start"
+             " (runner retired; they ran at commits 0bdb5c2 and 0979447).", ""]
+    lines += t1.table(["variant", *(f"d = {d}" for d in DIMS)], rows)
     lines += ["", "A cell is reproduced when jbo's mean is no worse than the paper's mean + its std (Table 1's rule);"
               " the radius warping helps when `bock`'s best is below `bock-w`'s by more than two standard errors of the"
               " paired difference over seeds."]

@@ -1,8 +1,8 @@
 """Jenatton et al. (2017), Fig. 4 (and Swersky et al. 2014, Sec. 3.2): BO of an MLP's conditional space, average rank.
 
-jbo's MLP problem (``jbo.benchmarks.mlp``: 0-4 hidden layers) on scikit-learn's data sets, not the paper's 45; as in
-the paper, methods ranked per data set on the mean best error, ranks averaged over data sets. The objective trains
-networks on the host: one ``jbo.minimize`` per run, stored as ``results["problem/dataset/method/budget/inference"]``.
+jbo's MLP problem (0-4 hidden layers) on scikit-learn's data sets; methods ranked per data set on the mean best error,
+ranks averaged over data sets. The objective trains on the host: one ``jbo.minimize`` per run, stored as
+``results["problem/dataset/method/budget/inference"][seed]``.
 
     python experiments/conditional_mlp.py [--seeds 5] [--budget 85] [--datasets ...] [--methods ...]
 """
@@ -10,6 +10,7 @@ networks on the host: one ``jbo.minimize`` per run, stored as ``results["problem
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -28,11 +29,11 @@ RESULTS_FILE, SECTION = "conditional_mlp.json", "conditional_mlp"
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--budget", type=int, default=PAPER_BUDGET, help="evaluations, the initial design included")
+    parser.add_argument("--budget", type=int, default=PAPER_BUDGET)
     parser.add_argument("--problem", default="mlp", choices=["mlp", "mlp_fast"])
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     parser.add_argument("--methods", nargs="+", default=list(METHODS[:4]), choices=METHODS)
-    parser.add_argument("--inference", default="slice", choices=["slice", "map", "nuts"])
+    parser.add_argument("--inference", default="slice", choices=["slice", "map"])
     _common.add_output_arguments(parser)
     if (args := _common.start(parser, argv)) is None:
         return
@@ -40,12 +41,14 @@ def main(argv=None):
     from jbo.benchmarks import get_problem
 
     path, ran = os.path.join(_common.RESULTS, RESULTS_FILE), False
-    for dataset, method in ((d, m) for d in args.datasets for m in args.methods):
+    for dataset, method in itertools.product(args.datasets, args.methods):
         problem = get_problem(args.problem, dataset=dataset)
         key, space = f"{args.problem}/{dataset}/{method}/{args.budget}/{args.inference}", problem.space()
         options = {"model": method, "n_init": len(space.leaves()), **(_common.PAPER_GP if method == "gp" else {}),
                    **({} if method == "random" else {"inference": args.inference})}
-        for seed in (s for s in range(args.seeds) if str(s) not in _common.read_json(path, {}).get(key, {})):
+        for seed in range(args.seeds):
+            if str(seed) in _common.read_json(path, {}).get(key, {}):
+                continue  # stored, perhaps by another process
             start, ran = time.perf_counter(), True
             values = jbo.minimize(problem.evaluate, space, budget=args.budget, seed=seed, **options).values
             record = {"values": [float(v) for v in values], "seconds": time.perf_counter() - start}
@@ -98,29 +101,32 @@ def report() -> dict:
     steps, seeds = curves.shape[-1], min(n_seeds)
     pair_rank = ranks_over_time(np.moveaxis(curves, 2, 1).reshape(-1, len(methods), steps))
     columns = [t for t in REPORT_AT if t < steps] + [steps]
-    few = [f"{seeds} seed(s) per data set (paper: {PAPER_SEEDS} replications)"] * (seeds < PAPER_SEEDS) + \
-        [f"budget {steps} (paper: {PAPER_BUDGET})"] * (steps < PAPER_BUDGET)
+    few = [f"{seeds} seed(s) per data set (paper: {PAPER_SEEDS} replications)"] * (seeds < PAPER_SEEDS)
+    few += [f"budget {steps} (paper: {PAPER_BUDGET})"] * (steps < PAPER_BUDGET)
+    few += [f"{len(datasets)} scikit-learn data sets (paper: 45 LIBSVM data sets)"]
     lines += [f"`{problem}`, hyperparameters by `{inference}`, one initial point per path (5). Fewer runs than the"
-              f" paper: {'; '.join(few + [f'{len(datasets)} scikit-learn data sets (paper: 45 LIBSVM data sets)'])}."
-              " Rank of the mean best error per data set, averaged over data sets (± one standard error over data"
-              " sets); in brackets the mean rank over (data set, seed) pairs. s / run: one `jbo.minimize` run.",
+              f" paper: {'; '.join(few)}. Rank of the mean best error per data set, averaged over data sets (± se"
+              " over data sets); in brackets the mean rank over (data set, seed) pairs. s / run: one `jbo.minimize`.",
               "Paper (Fig. 4, bottom, qualitative): tree has the best average rank, SMAC catches up after about 75"
               " iterations, gp-baseline is poor; arc between. Only runs of the full `mlp` problem at"
               f" {PAPER_BUDGET} evaluations test it (summary: tree's rank the lowest: yes; tied: partly).", "",
-              "| method | " + " | ".join(f"rank at {t}" for t in columns) + " | s / run |",
-              "|---|" + "---|" * (len(columns) + 1)]
+              _row(["method", *(f"rank at {t}" for t in columns), "s / run"]), "|---" * (len(columns) + 2) + "|"]
     for i, method in enumerate(methods):
-        seconds = np.mean([r["seconds"] for d in datasets
-                           for r in results[f"{problem}/{d}/{method}/{budget}/{inference}"].values()])
-        lines.append(f"| {method} | " + " | ".join("%.2f ± %.2f" % mean_and_stderr(per_dataset[:, i, t - 1])
-                                                   + f" ({pair_rank[i, t - 1]:.2f})" for t in columns)
-                     + f" | {seconds:.0f} |")
+        cells = ["%.2f ± %.2f (%.2f)" % (*mean_and_stderr(per_dataset[:, i, t - 1]), pair_rank[i, t - 1])
+                 for t in columns]
+        runs = [results[f"{problem}/{d}/{method}/{budget}/{inference}"].values() for d in datasets]
+        seconds = np.mean([r["seconds"] for records in runs for r in records])
+        lines.append(_row([method, *cells, f"{seconds:.0f}"]))
     lines += ["", f"Final best validation error (mean ± standard error over seeds) at evaluation {steps}:", "",
-              "| data set | seeds | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
-    lines += [f"| {dataset} | {seeds} | " + " | ".join("%.4f ± %.4f" % mean_and_stderr(curves[d, i, :, -1])
-                                                     for i in range(len(methods))) + " |"
-              for d, dataset in enumerate(datasets)]
+              _row(["data set", "seeds", *methods]), "|---" * (len(methods) + 2) + "|"]
+    for d, dataset in enumerate(datasets):
+        errors = ["%.4f ± %.4f" % mean_and_stderr(curves[d, i, :, -1]) for i in range(len(methods))]
+        lines.append(_row([dataset, str(seeds), *errors]))
     return {SECTION: "\n".join(lines)}
+
+
+def _row(cells) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def claims() -> list[dict]:

@@ -1,11 +1,9 @@
 #!/usr/bin/env bash
-# The accelerator checks of issue #29, item 5, in one device lease (about 11 minutes):
-#   OUT=DIR bash experiments/device_session.sh [--quick] [STEP ...]     (STEPs: studies chains tests bock; default all)
-# Each step under its own time limit, logs under $OUT: the JAX devices (devices.txt), whole studies (bench_devices.py),
-# slice chains (bench_chains.py), the test suite on 12 workers, BOCK's Rosenbrock-20 study with the time left
-# (BOCK_BUDGET evaluations, default 100). This device's rows (bench_devices.json, bench_chains.json, provenance.json)
-# are copied to $OUT: merge them into experiments/results/ and run experiments/report.py. Wheels in .whl are
-# installed first; --quick: tiny settings, to try the script on a CPU.
+# The accelerator checks of issue #29, item 5, in one device lease (about 11 minutes), logs under $OUT:
+#   OUT=DIR bash experiments/device_session.sh [STEP ...]     (STEPs: studies chains tests bock; default all)
+# The JAX devices, whole studies (bench_devices.py), slice chains (bench_chains.py), the test suite on 12 workers and
+# BOCK's Rosenbrock-20 study in the time left (BOCK_BUDGET evaluations, default 100). This device's rows are copied
+# to $OUT: merge them into experiments/results/ and run experiments/report.py. Wheels in .whl are installed first.
 set -u -o pipefail
 OUT=${OUT:-/tmp/jbo_device_session}
 mkdir -p "$OUT"
@@ -13,18 +11,10 @@ cd "$(dirname "$0")/.."
 START=$SECONDS
 export PYTHONPATH=. PYTHONUNBUFFERED=1 JBO_NO_CACHE=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 PYTHON=${PYTHON:-python3}
-QUICK=0
-if [[ "${1:-}" == "--quick" ]]; then QUICK=1; shift; fi
 STEPS=("$@")
 ((${#STEPS[@]})) || STEPS=(studies chains tests bock)
 wants() { [[ " ${STEPS[*]} " == *" $1 "* ]]; }
-if ((QUICK)); then
-  TESTS=(tests/test_float32.py) WORKERS=2 STUDY=(--seeds 2 --bock-seeds 2 --bock-budget 8) CHAIN_N=(50)
-  LIMITS=(300 300 300) DEADLINE=900
-else
-  TESTS=(tests) WORKERS=12 STUDY=(--seeds 10 --bock-seeds 5 --bock-budget "${BOCK_BUDGET:-100}") CHAIN_N=(200 400)
-  LIMITS=(90 90 420) DEADLINE=660
-fi
+STUDY=(--seeds 10 --bock-seeds 5 --bock-budget "${BOCK_BUDGET:-100}")
 if compgen -G ".whl/*.whl" > /dev/null; then
   "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=.:/tmp/site
@@ -36,14 +26,14 @@ step() {  # step NAME LIMIT COMMAND...: run it under its limit, logged to $OUT/N
   timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.log"
   echo "$name: exit $? (limit $limit s)" | tee -a "$OUT/$name.log"
 }
-wants studies && step studies "${LIMITS[0]}" "$PYTHON" experiments/bench_devices.py --studies gp-map-grid gp-default "${STUDY[@]}"
-wants chains && step chains "${LIMITS[1]}" "$PYTHON" experiments/bench_chains.py --n "${CHAIN_N[@]}"
+wants studies && step studies 90 "$PYTHON" experiments/bench_devices.py --studies gp-map-grid gp-default "${STUDY[@]}"
+wants chains && step chains 90 "$PYTHON" experiments/bench_chains.py --n 200 400
 if wants tests; then  # -v -v: a line per test, so that a run stopped at its limit says how far it got
-  step tests "${LIMITS[2]}" "$PYTHON" -m pytest -p no:cacheprovider -p no:benchmark -n "$WORKERS" --dist loadfile -v -v \
-    --tb=short -rfEs "${TESTS[@]}" > /dev/null
+  step tests 420 "$PYTHON" -m pytest -p no:cacheprovider -p no:benchmark -n 12 --dist loadfile -v -v --tb=short -rfEs \
+    tests > /dev/null
   grep -E "^(FAILED|ERROR) |passed|failed" "$OUT/tests.log" | tail -20
 fi
-LEFT=$((DEADLINE - (SECONDS - START)))
+LEFT=$((660 - (SECONDS - START)))
 wants bock && ((LEFT > 30)) && step bock "$LEFT" "$PYTHON" experiments/bench_devices.py --studies bock-rosenbrock20 "${STUDY[@]}"
 for name in bench_devices.json bench_chains.json provenance.json; do
   cp "experiments/results/$name" "$OUT/$name" 2>/dev/null

@@ -1,8 +1,5 @@
-"""DNGO's Fig. 1: time per suggestion against N on Hartmann6, GP (MAP, slice) vs DNGO (1 and 5 networks).
-
-``jbo.loop.suggest`` is called repeatedly on a state of N uniformly random observations: the first two calls
-compile, the median of the later ones is the cost of a suggestion. A device's methods run in one process (their
-ratios side by side); a run stores one device's timings in ``experiments/results/dngo_scaling_<device>.json``.
+"""DNGO's Fig. 1 (Snoek et al. 2015): time per suggestion against N on Hartmann6, GP (MAP, slice) vs DNGO (1 and 5
+networks). A run times one device's methods in one process, stored in ``results/dngo_scaling_<device>.json``.
 
     python experiments/dngo_scaling.py [--n 100 200 400 800 1600 3200 6400] [--repeats 2] [--cpu-devices 2]
 """
@@ -16,6 +13,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+from dngo_table1 import verdict  # noqa: E402
 
 SECTION = "dngo_scaling"
 METHODS = {"gp-map": dict(model="gp", inference="map"), "gp-slice": dict(model="gp", inference="slice"),
@@ -29,6 +27,7 @@ ENSEMBLE_BARS = {"CPU": 3.0, "GPU": 1.3}  # issue #3: five networks' suggestion 
 
 
 def time_suggestions(settings: dict, n: int, repeats: int) -> dict:
+    """The median time of ``repeats`` ``jbo.loop.suggest`` calls on N random observations, after two compiling ones."""
     import jax
     import numpy as np
 
@@ -44,8 +43,7 @@ def time_suggestions(settings: dict, n: int, repeats: int) -> dict:
         state = loop.suggest(cfg, problem.space(), state)[0]
         calls.append(time.perf_counter() - start)
         state = state._replace(pending=state.pending[:0])  # keep N fixed: forget the suggestion
-    steady = float(np.median(calls[2:]))
-    return {"n": n, "seconds_per_suggestion": steady, "all_calls": calls,
+    return {"n": n, "seconds_per_suggestion": float(np.median(calls[2:])), "all_calls": calls,
             "network_steps": cfg.model.network.num_steps if cfg.model_name in ("dngo", "ensemble") else None}
 
 
@@ -77,15 +75,15 @@ def main(argv=None):
 
 # --------------------------------------------------------------------------------------------------- the report
 def load_devices() -> list[dict]:
-    """Every device's stored file, with ``label`` and ``times`` (``{method: {n: seconds}}``, in N order), CPUs first."""
+    """Every device's stored file, with ``label`` and ``times`` (``{method: {n: seconds}}``), CPUs first."""
     devices = []
     for path in glob.glob(os.path.join(_common.RESULTS, "dngo_scaling*.json")):
         saved, times = _common.read_json(path), {}
-        found = re.search(r"machine: (.+)", saved["machine"])  # older files stored the whole provenance block
         for r in sorted(saved["rows"], key=lambda r: r["n"]):
             times.setdefault(r["method"], {})[r["n"]] = r["seconds_per_suggestion"]
-        devices.append(dict(saved, name=os.path.basename(path)[:-len(".json")], times=times,
-                            label=saved.get("device") or _common.device_label(found[1] if found else saved["machine"])))
+        found = re.search(r"machine: (.+)", saved["machine"])  # older files stored the whole provenance block
+        label = saved.get("device") or _common.device_label(found[1] if found else saved["machine"])
+        devices.append(dict(saved, name=os.path.basename(path)[:-len(".json")], times=times, label=label))
     return sorted(devices, key=lambda d: ("CPU" not in d["label"], d["label"]))
 
 
@@ -104,15 +102,19 @@ def ratios(device: dict, top: str, bottom: str) -> dict:
 
 
 def _range(values, fmt="{:.2f}") -> str:
+    """``low–high`` of the values as ``fmt`` writes them (one value when equal)."""
     low, high = fmt.format(min(values)), fmt.format(max(values))
     return low if low == high else f"{low}–{high}"
 
 
 def _provenance(device: dict) -> str:
+    """Where a device's file was made, and its DNGO's Adam steps (1000, the default then, where not stored)."""
     p = _common.stored_provenance(device["name"])
     where = _common.display_path(os.path.join(_common.RESULTS, device["name"] + ".json"))
     made = f"date {p['date']}; commit {p['commit']}; machine {p['machine']}; command `{p['command']}`" if p else "–"
-    return f"- {device['label']} (`{where}`): {made}; median of {device['repeats']} suggestions"
+    steps = sorted({r.get("network_steps") or 1000 for r in device["rows"] if not r["method"].startswith("gp")})
+    return (f"- {device['label']} (`{where}`): {made}; median of {device['repeats']} suggestions; DNGO"
+            f" {'/'.join(map(str, steps))} Adam steps")
 
 
 def report() -> dict:
@@ -121,78 +123,66 @@ def report() -> dict:
     lines = ["## DNGO scaling: time per suggestion vs N (Hartmann6; Snoek et al. 2015, Fig. 1)", "",
              _common.PER_DEVICE_HEADER, "",
              "Median time of one `jbo.loop.suggest` after the two compiling calls. GP: Matérn-5/2 ARD, MAP or slice"
-             " (10 samples); DNGO: tanh 50-50-50 network, `steps` Adam steps, BLR with the quadratic prior mean, 10"
-             " slice samples; ensemble-5: five such networks, mean aggregator. Ratio rows divide two methods' times.",
+             " (10 samples); DNGO: tanh 50-50-50 network, Adam steps as listed per device, BLR with the quadratic prior"
+             " mean, 10 slice samples; ensemble-5: five such networks, mean aggregator. Ratio rows divide two methods'"
+             " times.",
              "– : not measured (a GP stops once a suggestion exceeds 120 s, or the run's command capped its N). The"
-             " devices ran different commits and DNGO step counts (`steps`): compare times within a device.",
+             " devices ran different commits and DNGO step counts: compare times within a device.",
              "Peers on the 2-core CPU (November 2026, not rerun here): pybnn's DNGO (emcee) ~127 s at N = 1600;"
              " BoTorch SingleTaskGP 28 s; Optuna GPSampler 14 s.", "",
-             "| device | method | steps | " + " | ".join(f"N={n}" for n in ns) + f" | slope (N ≥ {SLOPE_FROM}) |",
-             "|---|---|---|" + "---|" * (len(ns) + 1)]
+             "| device | method | " + " | ".join(f"N={n}" for n in ns) + f" | slope (N ≥ {SLOPE_FROM}) |",
+             "|---|---|" + "---|" * (len(ns) + 1)]
     for d in devices:
         for method, times in d["times"].items():
-            # rows stored without network_steps were timed with the then default of 1000 steps
-            steps = "–" if method.startswith("gp") else "/".join(str(v) for v in sorted(
-                {r.get("network_steps") or 1000 for r in d["rows"] if r["method"] == method}))
             cells = [f"{times[n]:.2f} s" if n in times else "–" for n in ns]
             cells.append("–" if slope(times) != slope(times) else f"{slope(times):.2f}")
-            lines.append(f"| {d['label']} | {method} | {steps} | " + " | ".join(cells) + " |")
+            lines.append(f"| {d['label']} | {method} | " + " | ".join(cells) + " |")
         for top, bottom in (("ensemble-5", "dngo"), ("dngo", "gp-map")):
             ratio = ratios(d, top, bottom)
             cells = [(f"{ratio[n]:.2f}×" if ratio[n] >= 1 else f"{ratio[n]:.2g}×") if n in ratio else "–" for n in ns]
-            lines += [f"| {d['label']} | {top} / {bottom} | – | " + " | ".join(cells) + " | |"] if ratio else []
+            lines += [f"| {d['label']} | {top} / {bottom} | " + " | ".join(cells) + " | |"] if ratio else []
     lines += ["", "Devices:", "", *map(_provenance, devices), "",
               f"Figure (`report.py --figures`): `experiments/figures/{SECTION}.png`."]
     return {SECTION: "\n".join(lines)}
 
 
 def figures() -> None:
-    """Time per suggestion against N, log-log: a colour per method, a line style per device."""
-    from matplotlib.figure import Figure
+    """Time per suggestion against N, log-log, a line per device and method."""
+    from jbo.plotting import plot_times
 
-    fig = Figure(figsize=(9, 5), layout="constrained")
-    ax = fig.add_subplot(xscale="log", yscale="log", xlabel="observations N", ylabel="seconds per suggestion",
-                         title="Hartmann6: time per suggestion (cf. Snoek et al. 2015, Fig. 1)")
-    for d, style in zip(load_devices(), ["o-", "s--", "^:", "D-.", "v-", "x--"]):
-        for method, times in d["times"].items():
-            ax.plot(list(times), list(times.values()), style, ms=4, color=f"C{list(METHODS).index(method)}",
-                    label=f"{method} ({d['label']})")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
-    os.makedirs(_common.FIGURES, exist_ok=True)
-    fig.savefig(os.path.join(_common.FIGURES, f"{SECTION}.png"), dpi=110)
+    times = {f"{method} ({d['label']})": (list(t), list(t.values())) for d in load_devices()
+             for method, t in d["times"].items()}
+    plot_times(times, os.path.join(_common.FIGURES, f"{SECTION}.png"),
+               title="Hartmann6: time per suggestion (cf. Snoek et al. 2015, Fig. 1)")
 
 
 def claims() -> list[dict]:
-    """Fig. 1 holds on a device that measured DNGO and GP-MAP at two or more N ≥ 400 when DNGO's log-log slope is
-    ≤ 1.1 (~linear) and GP-MAP's within 0.5 of 3 (~cubic): ``yes`` both on every such device, ``partly`` some.
-    An ensemble bar holds on a device when five networks take at most the bar times one network at every N."""
-    devices, parts, checks = load_devices(), [], []
+    """Fig. 1 holds on a device that timed DNGO and GP-MAP at two or more N ≥ 400 when DNGO's log-log slope is ≤ 1.1
+    and GP-MAP's within 0.5 of 3. An ensemble bar holds on a device when five networks take at most the bar times
+    one network at every N."""
+    devices, parts, held = load_devices(), [], []
     commit = {d["name"]: f" at {p['commit']}" if (p := _common.stored_provenance(d["name"])) else "" for d in devices}
     for d in devices:
         s_dngo, s_gp = slope(d["times"].get("dngo", {})), slope(d["times"].get("gp-map", {}))
         if s_dngo == s_dngo and s_gp == s_gp:  # not nan: both measured at two sizes or more
-            checks.append((s_dngo <= 1.1, abs(s_gp - 3.0) <= 0.5))
-            n_max = max(ratios(d, "dngo", "gp-map"))
+            held += [s_dngo <= 1.1, abs(s_gp - 3.0) <= 0.5]
+            ratio = ratios(d, "dngo", "gp-map")
             parts.append(f"{d['label']}{commit[d['name']]}: log-log slope DNGO {s_dngo:.2f}, GP-MAP {s_gp:.2f}"
-                         f" (N ≥ {SLOPE_FROM}); DNGO {ratios(d, 'dngo', 'gp-map')[n_max]:.3f}× GP-MAP at N = {n_max}")
-    verdict = ("not run" if not checks else "yes" if all(all(c) for c in checks) else
-               "partly" if any(any(c) for c in checks) else "no")
+                         f" (N ≥ {SLOPE_FROM}); DNGO {ratio[max(ratio)]:.3f}× GP-MAP at N = {max(ratio)}")
     rows = [_common.claim("Snoek et al. 2015, Fig. 1", "Hartmann6: time per suggestion grows ~linearly in N for DNGO,"
                           " ~cubically for the GP", "DNGO ∝ N, GP ∝ N³ (slopes 1 and 3; figure only)",
-                          "; ".join(parts) or "–", verdict, SECTION)]
+                          "; ".join(parts) or "–", verdict(held), SECTION)]
     for kind, bar in ENSEMBLE_BARS.items():
-        met, parts, sizes = [], [], []
+        held, parts, sizes = [], [], []
         for d in (d for d in devices if ("CPU" in d["label"]) == (kind == "CPU")):
             if ratio := ratios(d, "ensemble-5", "dngo"):
-                met.append(max(ratio.values()) <= bar)
+                held.append(max(ratio.values()) <= bar)
                 sizes += list(ratio)
                 parts.append(f"{d['label']}{commit[d['name']]}: {_range(list(ratio.values()))}×")
-        verdict = "not run" if not met else "yes" if all(met) else "partly" if any(met) else "no"
         at = f", N = {_range(sizes, '{:d}')}" if sizes else ""
         rows.append(_common.claim("jbo", f"Hartmann6: ensemble of 5 networks per suggestion ≤ {bar:g}× one network"
-                                         f" ({kind}{at})", f"≤ {bar:g}× (issue #3)", "; ".join(parts) or "–", verdict,
-                                  SECTION))
+                                         f" ({kind}{at})", f"≤ {bar:g}× (issue #3)", "; ".join(parts) or "–",
+                                  verdict(held), SECTION))
     return rows
 
 

@@ -1,9 +1,7 @@
-"""DNGO's Table 1 (Snoek et al. 2015): Branin and Hartmann6, 200 evaluations, GP vs DNGO vs random search.
+"""DNGO's Table 1 (Snoek et al. 2015): Branin and Hartmann6, 200 evaluations, GP vs DNGO vs random search, the GP
+and DNGO in the paper's setting (:data:`_common.PAPER_GP`, :data:`_common.PAPER_DNGO`). Also the DNGO scripts' helpers.
 
-The GP and DNGO in the paper's setting (:data:`_common.PAPER_GP`, :data:`_common.PAPER_DNGO`); runs are stored under
-``"problem/method/budget"`` keys, the first runs' layout. ``ensemble`` (Pethick 2018) runs only when named.
-
-    python experiments/dngo_table1.py [--seeds 30] [--problems branin hartmann6] [--methods gp dngo random ensemble]
+    python experiments/dngo_table1.py [--seeds 30] [--problems branin hartmann6] [--methods gp dngo random]
 """
 
 import argparse
@@ -15,18 +13,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 import driver  # noqa: E402
 
+
+class FirstRuns(driver.Experiment):
+    """An experiment whose first runs are stored under ``"problem/method/budget"`` keys, new runs the driver's way."""
+
+    def results(self) -> dict:
+        view = {}
+        for key, value in super().results().items():
+            problem, *first = key.split("/")  # a first run's key: problem, method, budget
+            for method, runs in ({first[0]: value} if first else value).items():
+                view.setdefault(problem, {}).setdefault(method, {}).update(runs)
+        return view
+
+
 BUDGET = 200
 PAPER = {  # Snoek et al. 2015, Table 1: mean ± std of the best value over 10 runs
     "branin": {"SMAC": "0.655 ± 0.27", "TPE": "0.526 ± 0.13", "gp": "0.398 ± 0.00", "dngo": "0.398 ± 0.00"},
     "hartmann6": {"SMAC": "−2.977 ± 0.11", "TPE": "−2.823 ± 0.18", "gp": "−3.3166 ± 0.02", "dngo": "−3.319 ± 0.00"}}
 METHODS = {"gp": dict(model="gp", **_common.PAPER_GP), "dngo": dict(model="dngo", **_common.PAPER_DNGO),
-           "random": dict(model="random"), "ensemble": dict(model="ensemble", **_common.PAPER_DNGO)}
-EXPERIMENT = driver.Experiment(
+           "random": dict(model="random")}
+EXPERIMENT = FirstRuns(
     name="dngo_table1", title="DNGO Table 1: Branin and Hartmann6 (Snoek et al. 2015)",
     problems={p: driver.Problem(p, budget=BUDGET) for p in PAPER}, arms=METHODS, seeds=30,
-    default_arms=("gp", "dngo", "random"),
     about="Best value found; `std` over seeds, as the paper reports; paper: Spearmint's GP and DNGO over 10 runs."
-          " `ask-tell` rows ran `jbo.minimize` seed by seed, before the compiled path.",
+          " `ask-tell` rows ran `jbo.minimize` seed by seed, before the compiled path. The `ensemble` and"
+          " `-1000steps` rows are history (runners retired; the command above ran `ensemble` at commit 0f47848).",
     paper={(p, m): row[m] for p, row in PAPER.items() for m in ("gp", "dngo")},
     columns={"std": lambda runs, _: f"{driver.best_values(runs).std(ddof=1) if len(runs) > 1 else 0.0:.4f}"},
     notes=lambda results: ["- Paper's other columns: " + "; ".join(
@@ -34,45 +45,38 @@ EXPERIMENT = driver.Experiment(
         "- Where DNGO's Hartmann6 runs stall: section `dngo_boundary_hartmann6` (its suggestions on the box's faces)."])
 
 
-def stored() -> dict:
-    """The runs as ``{problem: {method: {seed: record}}}``."""
-    view = {}
-    for key, runs in _common.read_json(EXPERIMENT.results_file, {}).items():
-        problem, method, _ = key.split("/")  # all at BUDGET evaluations
-        view.setdefault(problem, {})[method] = runs
-    return view
+# --------------------------------------------------------------------------------------------------- shared helpers
+def command_line(experiment: driver.Experiment, argv=None, peers=(), store: bool = False):
+    """:func:`driver.main`'s options, for a script that runs ``experiment`` itself (``peers``: methods run outside
+    ``jbo.study``); ``None`` once ``--report-only`` is done."""
+    parser = argparse.ArgumentParser(description=experiment.title)
+    parser.add_argument("--seeds", type=int, default=experiment.seeds)
+    parser.add_argument("--problems", nargs="+", default=list(experiment.problems), choices=list(experiment.problems))
+    parser.add_argument("--arms", "--methods", dest="arms", nargs="+", choices=[*experiment.arms, *peers],
+                        default=[*(experiment.default_arms or experiment.arms), *peers])
+    if store:
+        parser.add_argument("--store", action="store_true", help="keep runs in progress (experiments/results/stores)")
+    _common.add_chunk_argument(parser)
+    _common.add_output_arguments(parser)
+    return _common.start(parser, argv)
 
 
-def report() -> dict:
-    results = stored()  # every stored method has a row, those no longer declared too
-    arms = dict.fromkeys([*METHODS, *sorted({m for cell in results.values() for m in cell})], {})
-    return {EXPERIMENT.name: driver.render(dataclasses.replace(EXPERIMENT, arms=arms), results)}
+def paired(cell: dict, arms, budget: int) -> list[dict]:
+    """Each arm's runs ``{seed: record}`` of a problem on the seeds that all ``arms`` ran to ``budget``."""
+    runs = [{s: r for s, r in cell.get(arm, {}).items() if len(r["values"]) == budget} for arm in arms]
+    seeds = sorted(set.intersection(*map(set, runs)), key=int)
+    return [{s: r[s] for s in seeds} for r in runs]
 
 
-def claims() -> list[dict]:
-    """The paper's DNGO and GP rows: reproduced when jbo's mean best value is at most the paper's mean plus its
-    standard deviation plus 1 % of |f*|."""
-    rows, results = [], stored()
-    for problem, paper in PAPER.items():
-        for method in ("dngo", "gp"):
-            runs, optimum = results.get(problem, {}).get(method), EXPERIMENT.problems[problem].build()[2]
-            found = paper[method], "–", "not run"
-            if runs:
-                best = driver.best_values(runs)
-                mean, std = (float(v.replace("−", "-")) for v in paper[method].split(" ± "))
-                verdict = "yes" if best.mean() <= mean + std + 0.01 * abs(optimum) else "no"
-                figure = f"{best.mean():.4f} ± {best.std(ddof=1):.4f} ({len(best)} seeds)"
-                found = f"{paper[method]} (10 runs)", figure, verdict
-            rows.append(_common.claim("Snoek et al. 2015, Table 1", f"{problem}, {method.upper()} best value at"
-                                      f" {BUDGET} evaluations", *found, EXPERIMENT.name))
-    return rows
+def verdict(held: list[bool]) -> str:
+    """``yes`` when every check holds, ``partly`` some, ``no`` none, ``not run`` without checks."""
+    return "not run" if not held else "yes" if all(held) else "partly" if any(held) else "no"
 
 
 def convergence_figures(experiment: driver.Experiment, results: dict, title: str | None = None) -> None:
     """A convergence figure per problem (simple regret, mean ± standard error): ``<figures>/<name>_<problem>.png``."""
     from jbo.plotting import plot_convergence
 
-    os.makedirs(_common.FIGURES, exist_ok=True)
     for problem, arms in results.items():
         curves = {arm: [r["values"] for r in runs.values()] for arm, runs in arms.items() if runs}
         plot_convergence(curves, optimum=experiment.problems[problem].build()[2],
@@ -80,30 +84,36 @@ def convergence_figures(experiment: driver.Experiment, results: dict, title: str
                          path=os.path.join(_common.FIGURES, f"{experiment.name}_{problem}.png"))
 
 
+# --------------------------------------------------------------------------------------------------- Table 1
+def report() -> dict:
+    results = EXPERIMENT.results()  # every stored method has a row, the retired ones too
+    arms = dict.fromkeys([*METHODS, *sorted({m for cell in results.values() for m in cell})], {})
+    return {EXPERIMENT.name: driver.render(dataclasses.replace(EXPERIMENT, arms=arms), results)}
+
+
+def claims() -> list[dict]:
+    """The paper's DNGO and GP rows: reproduced when jbo's mean best value is at most the paper's mean plus its
+    standard deviation plus 1 % of |f*|."""
+    rows, results = [], EXPERIMENT.results()
+    for problem, paper in PAPER.items():
+        optimum = EXPERIMENT.problems[problem].build()[2]
+        for method in ("dngo", "gp"):
+            runs = results.get(problem, {}).get(method)
+            found = paper[method], "–", "not run"
+            if runs:
+                best = driver.best_values(runs)
+                mean, std = (float(v.replace("−", "-")) for v in paper[method].split(" ± "))
+                held = best.mean() <= mean + std + 0.01 * abs(optimum)
+                figure = f"{best.mean():.4f} ± {best.std(ddof=1):.4f} ({len(best)} seeds)"
+                found = f"{paper[method]} (10 runs)", figure, "yes" if held else "no"
+            what = f"{problem}, {method.upper()} best value at {BUDGET} evaluations"
+            rows.append(_common.claim("Snoek et al. 2015, Table 1", what, *found, EXPERIMENT.name))
+    return rows
+
+
 def figures() -> None:
-    convergence_figures(EXPERIMENT, stored())
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=EXPERIMENT.title)
-    parser.add_argument("--seeds", type=int, default=EXPERIMENT.seeds)
-    parser.add_argument("--problems", nargs="+", default=list(PAPER), choices=list(PAPER))
-    parser.add_argument("--methods", nargs="+", default=list(EXPERIMENT.default_arms), choices=list(METHODS))
-    _common.add_chunk_argument(parser)
-    _common.add_output_arguments(parser)
-    args = _common.start(parser, argv)
-    if args is None:
-        return
-    for problem in args.problems:  # driver.run, stored under "problem/method/budget"
-        fn, space, _ = EXPERIMENT.problems[problem].build()
-        for seeds, names in _common.missing_seeds(stored(), problem, args.methods, range(args.seeds)).items():
-            arms = {m: METHODS[m] for m in names}
-            for method, part, values, call in _common.run_arms(fn, space, BUDGET, seeds, arms, args.chunk):
-                _common.merge_results(EXPERIMENT.results_file, [([f"{problem}/{method}/{BUDGET}", s], r) for s, r
-                                                                in _common.seed_records(part, values, call).items()])
-    _common.record_provenance(EXPERIMENT.name)
-    _common.regenerate()
+    convergence_figures(EXPERIMENT, EXPERIMENT.results())
 
 
 if __name__ == "__main__":
-    main()
+    driver.main(EXPERIMENT)

@@ -1,15 +1,9 @@
-"""Pethick (2018), ensembled DNGO: 1 vs 5 networks and the ensemble's aggregators, simple and cumulative regret.
+"""Pethick (2018), ensembled DNGO: one network against five whose acquisitions are aggregated by the mean, median or
+max (eq. 30), in his setting (:data:`PETHICK`, described in the section); simple and cumulative regret.
 
-One network against five whose acquisitions are aggregated by the mean, median or max (eq. 30), on SinOne embedded
-in 2-4 dimensions, Hartmann6 and Rosenbrock-8, in Pethick's setting: fresh weights every iteration, no quadratic
-prior mean (§5.2); UCB ``μ - κσ`` with his code's κ = 4 (``ucb_beta`` = κ²); his final network (50-50-50, ReLU, ReLU,
-tanh; Adam at 0.01, L2 1e-4, 1000 full-batch epochs); the BLR's α, β by MAP (his figures' runs are not "MCMC"); 20
-initial points (100 for 8-d), then 200 rounds. The acquisition search is pinned (100 Adam steps from the anchors).
-
-    python experiments/ensemble_dngo.py [--seeds 30] [--problems sinone2 hartmann6 ...] [--arms dngo ensemble-mean ...]
+    python experiments/ensemble_dngo.py [--seeds 30] [--problems sinone2 ...] [--arms dngo ensemble-mean ...] [--store]
 """
 
-import argparse
 import dataclasses
 import os
 import sys
@@ -17,9 +11,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
 import driver  # noqa: E402
-from dngo_table1 import convergence_figures  # noqa: E402
+from dngo_table1 import command_line, convergence_figures, paired, verdict  # noqa: E402
 
 N_INIT = {"sinone2": 20, "sinone3": 20, "sinone4": 20, "hartmann6": 20, "rosenbrock8": 100}  # then 200 rounds
+# Fresh weights every iteration, no quadratic prior mean (§5.2); UCB μ - κσ with his code's κ = 4 (ucb_beta = κ²)
 PETHICK = dict(**_common.PAPER_DNGO, training="retrain-reset", quadratic_prior=False, acquisition="ucb", ucb_beta=16.0,
                inference="map", maximize={"num_steps": 100},
                network=dict(hidden=[50, 50, 50], activation="relu_tanh", optimizer="adam", learning_rate=0.01,
@@ -29,47 +24,46 @@ EXPERIMENT = driver.Experiment(
     problems={"sinone2": driver.Problem("sinone", 2, 220), "sinone3": driver.Problem("sinone", 3, 220),
               "sinone4": driver.Problem("sinone", 4, 220), "hartmann6": driver.Problem("hartmann6", budget=220),
               "rosenbrock8": driver.Problem("rosenbrock", 8, 300)},
-    arms={"dngo": dict(model="dngo", **PETHICK),  # and five networks, their acquisitions aggregated three ways
+    arms={"dngo": dict(model="dngo", **PETHICK),
           **{f"ensemble-{a}": dict(model="ensemble", n_networks=5, aggregator=a, **PETHICK)
              for a in ("mean", "median", "max")}},
     seeds=30)
 
 
-def regrets(runs: dict, optimum: float):
-    """``(simple, cumulative)`` regret curves ``(seeds, T)`` of stored runs, cut to the shortest."""
+def final_regrets(runs: dict, optimum: float):
+    """The final simple and cumulative regrets ``(r_T, R_T)`` of stored runs (cut to the shortest), one per seed."""
     import numpy as np
 
     from jbo import metrics
 
     values = np.array([r["values"][:min(len(r["values"]) for r in runs.values())] for r in runs.values()])
-    return metrics.simple_regret(values, optimum), metrics.cumulative_regret(values, optimum)
+    return metrics.simple_regret(values, optimum)[:, -1], metrics.cumulative_regret(values, optimum)[:, -1]
+
+
+def _mean_std(x) -> str:
+    import numpy as np
+
+    return f"{np.mean(x):.3g} ± {np.std(x, ddof=1):.2g}" if len(x) > 1 else f"{np.mean(x):.3g} (1 seed)"
 
 
 def experiment(problem: str) -> driver.Experiment:
     """The experiment on one problem: its initial design in the arms, its final regrets in the table's columns."""
-
-    def final(which: int, optimum: float):
-        def cell(runs: dict, _) -> str:
-            import numpy as np
-
-            x = regrets(runs, optimum)[which][:, -1]
-            return f"{np.mean(x):.3g} ± {np.std(x, ddof=1):.2g}" if len(x) > 1 else f"{np.mean(x):.3g} (1 seed)"
-
-        return cell
-
     declared = EXPERIMENT.problems[problem]
-    return dataclasses.replace(EXPERIMENT, problems={problem: declared},
-                               arms={a: {**o, "n_init": N_INIT[problem]} for a, o in EXPERIMENT.arms.items()},
-                               columns={"simple regret r_T": final(0, declared.build()[2]),
-                                        "cumulative regret R_T": final(1, declared.build()[2])})
+    optimum = declared.build()[2]
+    return dataclasses.replace(
+        EXPERIMENT, problems={problem: declared},
+        arms={a: {**o, "n_init": N_INIT[problem]} for a, o in EXPERIMENT.arms.items()},
+        columns={"simple regret r_T": lambda runs, _: _mean_std(final_regrets(runs, optimum)[0]),
+                 "cumulative regret R_T": lambda runs, _: _mean_std(final_regrets(runs, optimum)[1])})
 
 
 def report() -> dict:
     results = EXPERIMENT.results()
     lines = [f"## {EXPERIMENT.title}", "", _common.header(EXPERIMENT.name),
-             "Pethick's setting (`experiments/ensemble_dngo.py`): retrain-reset, no quadratic prior mean, UCB κ = 4,"
-             " ReLU-ReLU-tanh 50-50-50 networks, BLR α, β by MAP; budgets include the initial design (20 Sobol points,"
-             " 100 for 8-d) and 200 rounds. Regrets over all evaluations, mean ± std over seeds.",
+             "Pethick's setting: fresh weights every iteration, no quadratic prior mean, UCB κ = 4, ReLU-ReLU-tanh"
+             " 50-50-50 networks (Adam at 0.01, L2 1e-4, 1000 full-batch epochs), BLR α, β by MAP, the acquisition"
+             " search pinned; budgets include the initial design (20 Sobol points, 100 for 8-d) and 200 rounds."
+             " Regrets over all evaluations, mean ± std over seeds.",
              "Pethick shows these problems in figures only (Figs. 3, 4b, 6, 9): the summary counts his finding (the"
              " ensemble ahead) reproduced when the mean ensemble's mean r_T and R_T are both below one network's.", ""]
     for problem in (p for p in EXPERIMENT.problems if results.get(p)):
@@ -80,9 +74,9 @@ def report() -> dict:
 
 
 def claims() -> list[dict]:
-    """Pethick's finding per problem (the 5-network ensemble, mean aggregator, ahead of one network), from the runs
-    at his budget over the seeds both ran: ``yes`` when the ensemble's mean final simple regret and mean cumulative
-    regret are both lower than one network's, ``partly`` one of the two. His figures give no values."""
+    """Pethick's finding per problem, over the seeds both ran to his budget: ``yes`` when the 5-network ensemble
+    (mean aggregator) has a lower mean final simple regret and mean cumulative regret than one network, ``partly``
+    one of the two. His figures give no values."""
     import numpy as np
 
     results, rows = EXPERIMENT.results(), []
@@ -90,18 +84,14 @@ def claims() -> list[dict]:
         what = (f"{problem}: 5×DNGO (mean aggregator) ahead of one DNGO network: final simple regret r_T and"
                 f" cumulative regret R_T at {declared.budget} evaluations")
         paper = f"ensemble ahead (Fig. {'3 / Fig. 6' if 'sinone' in problem else '4b / Fig. 9'}, figures only; 10 runs)"
-        runs = {m: {s: r for s, r in results.get(problem, {}).get(m, {}).items() if len(r["values"]) == declared.budget}
-                for m in ("dngo", "ensemble-mean")}
-        seeds = sorted(set(runs["dngo"]) & set(runs["ensemble-mean"]), key=int)
-        if not seeds:
+        one, five = paired(results.get(problem, {}), ("dngo", "ensemble-mean"), declared.budget)
+        if not one:
             rows.append(_common.claim("Pethick 2018", what, paper, "–", "not run", EXPERIMENT.name))
             continue
-        optimum = declared.build()[2]
-        (r1, c1), (r5, c5) = ([float(np.mean(c[:, -1])) for c in regrets({s: runs[m][s] for s in seeds}, optimum)]
-                              for m in ("dngo", "ensemble-mean"))
-        verdict = "yes" if r5 < r1 and c5 < c1 else "partly" if r5 < r1 or c5 < c1 else "no"
-        rows.append(_common.claim("Pethick 2018", what, paper, f"r_T {r5:.3g} vs DNGO {r1:.3g}; R_T {c5:.3g} vs"
-                                  f" {c1:.3g} ({len(seeds)} seeds)", verdict, EXPERIMENT.name))
+        (r1, c1), (r5, c5) = ([float(np.mean(x)) for x in final_regrets(runs, declared.build()[2])]
+                              for runs in (one, five))
+        figure = f"r_T {r5:.3g} vs DNGO {r1:.3g}; R_T {c5:.3g} vs {c1:.3g} ({len(one)} seeds)"
+        rows.append(_common.claim("Pethick 2018", what, paper, figure, verdict([r5 < r1, c5 < c1]), EXPERIMENT.name))
     return rows
 
 
@@ -110,16 +100,8 @@ def figures() -> None:
 
 
 def main(argv=None) -> None:
-    """:func:`driver.main`, but each problem's arms with its initial design (:func:`experiment`)."""
-    parser = argparse.ArgumentParser(description=EXPERIMENT.title)
-    parser.add_argument("--seeds", type=int, default=EXPERIMENT.seeds)
-    parser.add_argument("--problems", nargs="+", default=list(N_INIT), choices=list(N_INIT))
-    parser.add_argument("--arms", "--methods", dest="arms", nargs="+", default=list(EXPERIMENT.arms),
-                        choices=list(EXPERIMENT.arms))
-    parser.add_argument("--store", action="store_true", help="keep runs in progress (experiments/results/stores)")
-    _common.add_chunk_argument(parser)
-    _common.add_output_arguments(parser)
-    args = _common.start(parser, argv)
+    """:func:`driver.main`, each problem's arms with its initial design (:func:`experiment`)."""
+    args = command_line(EXPERIMENT, argv, store=True)
     if args is None:
         return
     for problem in args.problems:

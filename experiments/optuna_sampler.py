@@ -1,7 +1,8 @@
-"""jbo inside Optuna: ``JboSampler`` against Optuna's GPSampler and TPESampler, and against ``jbo.minimize``.
+"""jbo inside Optuna: ``JboSampler`` against Optuna's GPSampler and TPESampler (issue #27).
 
-* ``quality``: every sampler with its defaults inside an Optuna study, seed by seed, on Hartmann6 (``jbo.minimize``
-  beside it), an SVC on scikit-learn's digits and ``categorical-K`` (K categories sharing two floats).
+* ``quality``: every sampler with its defaults inside an Optuna study, seed by seed, on Hartmann6, an SVC on
+  scikit-learn's digits and ``categorical-K`` (K categories sharing two floats). The `jbo-minimize` rows' runner is
+  retired (they ran at 8f10008).
 * ``overhead``: a steady trial through ``JboSampler`` against jbo's own ``ask`` + ``tell`` (Hartmann6).
 
     python experiments/optuna_sampler.py quality --problems hartmann6 --seeds 30
@@ -17,9 +18,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common  # noqa: E402
+import driver  # noqa: E402
 
 BUDGETS = {"hartmann6": 100, "svc-digits": 40, "categorical-4": 40, "categorical-12": 40}
-VARIANTS = ("jbo-sampler", "jbo-minimize", "gpsampler", "tpe")
+VARIANTS = ("jbo-sampler", "gpsampler", "tpe")
+SHOWN = ("jbo-sampler", "jbo-minimize", "gpsampler", "tpe")  # with the retired runner's rows
 OPTIMA = {"hartmann6": -3.322368, "categorical-4": 0.397887, "categorical-12": 0.397887}
 CATEGORICAL = ("categorical-4", "categorical-12")  # the problems the claims compare against TPE
 OVERHEAD_BAR = 1.2  # issue #27: a trial through JboSampler costs at most 1.2× jbo's own ask + tell
@@ -36,8 +39,8 @@ def svc_error(params: dict) -> float:
 
 
 def categorical_problem(width: int):
-    """``categorical-<width>``: Branin with its first input shifted by ``shift[c]`` in [-2, 2] plus ``offset[c]``
-    (0 for one category drawn at random, the others in [0.5, 5]): only one category reaches Branin's optimum."""
+    """Branin with its first input shifted by ``shift[c]`` in [-2, 2] plus ``offset[c]`` (0 for one category drawn at
+    random, the others in [0.5, 5]): only one category reaches Branin's optimum. ``(suggest, evaluate)``."""
     import numpy as np
 
     import peers
@@ -55,8 +58,7 @@ def categorical_problem(width: int):
 
 
 def objectives(problem: str):
-    """``(suggest, evaluate)`` of ``problem``: apart, so that a trial's time outside the evaluation can be measured
-    (Optuna samples relative parameters at the first suggest call, inside the objective)."""
+    """``(suggest, evaluate)``: apart, so that a trial's time outside the evaluation can be measured."""
     import peers
 
     if problem in CATEGORICAL:
@@ -71,16 +73,10 @@ def objectives(problem: str):
 
 def run(problem: str, variant: str, seed: int) -> dict:
     """One run: every trial's value, the run's seconds and each trial's seconds outside the objective."""
-    import jbo
     import peers
     from jbo.integrations.optuna import JboSampler
 
     optuna, start = peers.quiet_optuna(), time.perf_counter()
-    if variant == "jbo-minimize":  # hartmann6 only
-        space = jbo.Space({f"x{i}": jbo.Real(0.0, 1.0) for i in range(6)})
-        result = jbo.minimize(lambda c: peers.hartmann6([c[f"x{i}"] for i in range(6)]), space, seed=seed,
-                              budget=BUDGETS[problem], model="gp", progress=False)
-        return {"values": [float(v) for v in result.values], "seconds": time.perf_counter() - start}
     (suggest, evaluate), objective_seconds, trial_seconds = objectives(problem), [], []
 
     def timed(trial):
@@ -90,9 +86,10 @@ def run(problem: str, variant: str, seed: int) -> dict:
         finally:
             objective_seconds.append(time.perf_counter() - t)
 
-    sampler = {"jbo-sampler": lambda: JboSampler("gp", seed=seed), "gpsampler": lambda: optuna.samplers.GPSampler(
-        seed=seed), "tpe": lambda: optuna.samplers.TPESampler(seed=seed)}[variant]()
-    study = optuna.create_study(sampler=sampler)
+    samplers = {"jbo-sampler": lambda: JboSampler("gp", seed=seed),
+                "gpsampler": lambda: optuna.samplers.GPSampler(seed=seed),
+                "tpe": lambda: optuna.samplers.TPESampler(seed=seed)}
+    study = optuna.create_study(sampler=samplers[variant]())
     for _ in range(BUDGETS[problem]):
         t = time.perf_counter()
         study.optimize(timed, n_trials=1)
@@ -143,9 +140,8 @@ def main(argv=None):
     if args is None:
         return
     path = os.path.join(_common.RESULTS, "optuna_sampler.json")
-    for problem in args.problems if "quality" in args.parts else []:
-        todo = [v for v in args.variants if v != "jbo-minimize" or problem == "hartmann6"]
-        _common.run_grid(path, [problem], todo, args.seeds, run, lambda r: "")
+    if "quality" in args.parts:
+        _common.run_grid(path, args.problems, args.variants, args.seeds, run, lambda r: "")
     if "overhead" in args.parts:
         _common.merge_result(path, ["overhead"], overhead(args.rounds))
     _common.record_provenance("optuna_sampler", accumulates=True)
@@ -153,28 +149,21 @@ def main(argv=None):
 
 
 # --------------------------------------------------------------------------------------------------- the report
-def _best(record) -> float:
-    import numpy as np
-
-    return float(np.nanmin(np.asarray(record["values"], float)))
-
-
 def _stats(results: dict, problem: str, variant: str):
     """``(mean, se, seeds)`` of the best values of one sampler's stored runs, or ``None``."""
     seeds = results.get(problem, {}).get(variant, {})
-    return (*_common.mean_se([_best(r) for r in seeds.values()]), len(seeds)) if seeds else None
+    return (*_common.mean_se(driver.best_values(seeds)), len(seeds)) if seeds else None
 
 
 def _verdict(ours, theirs) -> str:
-    """``yes`` when our mean best is lower, ``partly`` when higher by less than two standard errors of the
-    difference, ``no`` otherwise."""
+    """``yes``: our mean best is lower; ``partly``: higher by less than two standard errors of the difference."""
     diff, se = ours[0] - theirs[0], (ours[1] ** 2 + theirs[1] ** 2) ** 0.5
     return "yes" if diff < 0 else "partly" if diff <= 2 * se else "no"
 
 
 def claims() -> list[dict]:
-    """JboSampler against GPSampler per problem (issue #27 asks it to be ahead in mean), against TPE on the
-    categorical problems (the worst verdict of the two), and its steady overhead against the issue's bar."""
+    """JboSampler against GPSampler per problem (issue #27: ahead in mean), against TPE on the categorical problems
+    (the worse verdict of the two), and its steady overhead against the issue's bar."""
     results, rows = _common.load_results("optuna_sampler.json", {}), []
     for problem in ("hartmann6", "svc-digits"):
         ours, theirs = _stats(results, problem, "jbo-sampler"), _stats(results, problem, "gpsampler")
@@ -193,12 +182,12 @@ def claims() -> list[dict]:
     else:
         tpe = "TPE " + " / ".join(f"{t[0]:.4f} ± {t[1]:.4f}" for _, t in found)
         ours = " / ".join(f"{o[0]:.4f} ± {o[1]:.4f}" for o, _ in found) + f" ({min(o[2] for o, _ in found)} seeds, same seeds)"
-        verdict = min((_verdict(*pair) for pair in found), key=["no", "partly", "yes"].index)  # the worst of the two
+        verdict = min((_verdict(*pair) for pair in found), key=["no", "partly", "yes"].index)
         rows.append(_common.claim("jbo", what, tpe, ours, verdict, "optuna_sampler"))
     ratio = results.get("overhead", {}).get("ratio")
+    verdict = "not run" if ratio is None else "yes" if ratio <= OVERHEAD_BAR else "no"
     return rows + [_common.claim("jbo", "Steady trial through JboSampler vs jbo's own ask + tell (Hartmann6)",
-                                 f"≤ {OVERHEAD_BAR}×", "–" if ratio is None else f"{ratio:.2f}×",
-                                 "not run" if ratio is None else "yes" if ratio <= OVERHEAD_BAR else "no",
+                                 f"≤ {OVERHEAD_BAR}×", "–" if ratio is None else f"{ratio:.2f}×", verdict,
                                  "optuna_sampler")]
 
 
@@ -207,18 +196,21 @@ def report() -> dict:
 
     results = _common.load_results("optuna_sampler.json", {})
     lines = ["## optuna_sampler: jbo's models inside Optuna", "", _common.header("optuna_sampler"),
-             "Each sampler with its defaults and `seed=s` (Optuna 5.0; GPSampler without `greenlet`, so its L-BFGS-B"
-             " runs sequentially, which costs it time, not quality); jbo-minimize is `jbo.minimize(model=\"gp\")` on the"
-             " same function. s / trial: the median over trials 21 on of a trial's seconds outside the objective, two"
+             "Each sampler with its defaults and `seed=s` (Optuna 5.0; GPSampler without `greenlet`: its L-BFGS-B runs"
+             " sequentially, costing time, not quality); jbo-minimize: `jbo.minimize(model=\"gp\")` (runner retired;"
+             " ran at 8f10008). s / trial: the median over trials 21 on of a trial's seconds outside the objective, two"
              " runs side by side on the two cores.", ""]
-    for problem, runs in ((p, results[p]) for p in BUDGETS if results.get(p)):
-        lines += [f"**{problem}**, {BUDGETS[problem]} trials" + (f" (optimum {OPTIMA[problem]})" if problem in OPTIMA
-                  else ""), "", "| sampler | seeds | mean best ± s.e. | median best | s / trial |", "|---|---|---|---|---|"]
-        for variant, seeds in ((v, runs[v].values()) for v in VARIANTS if runs.get(v)):
-            best, per_trial = [_best(r) for r in seeds], [s for r in seeds for s in r.get("trial_seconds", [])[20:]]
-            lines.append(f"| {variant} | {len(best)} | " + "{:.4f} ± {:.4f}".format(*_common.mean_se(best))
-                         + f" | {np.median(best):.4f} | " + (f"{statistics.median(per_trial):.3f}" if per_trial else "—")
-                         + " |")
+    for problem in (p for p in BUDGETS if results.get(p)):
+        optimum = f" (optimum {OPTIMA[problem]})" if problem in OPTIMA else ""
+        lines += [f"**{problem}**, {BUDGETS[problem]} trials{optimum}", "",
+                  "| sampler | seeds | mean best ± s.e. | median best | s / trial |", "|---|---|---|---|---|"]
+        for variant in (v for v in SHOWN if results[problem].get(v)):
+            runs = results[problem][variant]
+            best = driver.best_values(runs)
+            per_trial = [s for r in runs.values() for s in r.get("trial_seconds", [])[20:]]
+            mean, se = _common.mean_se(best)
+            trial = f"{statistics.median(per_trial):.3f}" if per_trial else "—"
+            lines.append(f"| {variant} | {len(best)} | {mean:.4f} ± {se:.4f} | {np.median(best):.4f} | {trial} |")
         lines.append("")
     if "overhead" in results:
         o = results["overhead"]

@@ -1,20 +1,12 @@
 """Peer libraries (Optuna's GPSampler, BoTorch SingleTaskGP + LogEI) scored and timed beside jbo.
 
-Benchmark-only (``experiments/requirements-peers.txt``), never dependencies of jbo. This module imports neither jbo
-nor, until a function needs them, the peers: the peers' own interpreter can run it (``--peers-python``).
-
-    python experiments/peers.py optuna-gp branin --budget 50 --seeds 0 1
+Benchmark-only (``experiments/requirements-peers.txt``). Imports neither jbo nor, until a function needs them, the
+peers, so that the peers' own interpreter can run it (``bench_compiled.py --peers-python``). BoTorch's quality runner
+is retired (no stored row ran it); its timing (:func:`time_botorch`) remains.
 """
 
 from __future__ import annotations
 
-import os
-
-if __name__ == "__main__":  # only as a script: must precede numpy's import
-    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_var, "1")
-
-import argparse
 import importlib
 import statistics
 import time
@@ -48,13 +40,6 @@ PROBLEMS = {"branin": (branin, np.array([[-5.0, 10.0], [0.0, 15.0]]), 0.397887),
             "hartmann6": (hartmann6, np.array([[0.0, 1.0]] * 6), -3.322368)}
 
 
-def _torch_threads(n: int | None) -> None:
-    if n is not None:
-        import torch
-
-        torch.set_num_threads(int(n))
-
-
 def quiet_optuna():
     """Optuna, its logging at WARNING and its experimental-feature warnings off."""
     import optuna
@@ -73,16 +58,12 @@ def run_optuna_gp(problem: str, budget: int, seed: int) -> list[float]:
     return [float(t.value) for t in study.trials]
 
 
-def time_optuna_gp(n_obs: int, seed: int = 0, repeats: int = 3, torch_threads: int | None = None,
-                   warmup: bool = True) -> dict:
-    """Seconds per suggestion (``study.ask`` + objective + ``study.tell``) of GPSampler on Hartmann6 after
-    ``n_obs`` seeded random trials, ``repeats`` in a row as in a run (``warmup``: one untimed suggestion in another
-    study first, so that one-off process costs are not timed): ``{"peer", "n", "seconds_per_suggestion" (median),
-    "all", "version"}``."""
+def time_optuna_gp(n_obs: int, seed: int = 0, repeats: int = 3) -> dict:
+    """Seconds per suggestion (``study.ask`` + objective + ``study.tell``) of GPSampler on Hartmann6 after ``n_obs``
+    seeded random trials, ``repeats`` in a row, after one untimed suggestion in another study (one-off costs)."""
     optuna, fn = quiet_optuna(), hartmann6
     for lazy in ("acqf", "gp", "optim_mixed", "prior", "search_space"):  # GPSampler's lazy imports, untimed
         importlib.import_module(f"optuna._gp.{lazy}")
-    _torch_threads(torch_threads)
     space = {f"x{i}": optuna.distributions.FloatDistribution(0.0, 1.0) for i in range(6)}
 
     def study_of(n: int, rng_seed: int):
@@ -98,8 +79,7 @@ def time_optuna_gp(n_obs: int, seed: int = 0, repeats: int = 3, torch_threads: i
         study.tell(trial, float(fn([trial.params[f"x{i}"] for i in range(6)])))
         return time.perf_counter() - start
 
-    if warmup:
-        step(study_of(12, seed + 1))
+    step(study_of(12, seed + 1))
     study = study_of(n_obs, seed)
     times = [step(study) for _ in range(repeats)]
     return {"peer": "optuna-gp", "n": n_obs, "seconds_per_suggestion": statistics.median(times), "all": times,
@@ -107,8 +87,8 @@ def time_optuna_gp(n_obs: int, seed: int = 0, repeats: int = 3, torch_threads: i
 
 
 def _botorch_suggest(train_x, train_y):
-    """One suggestion (1, d) on the unit cube maximising ``train_y``: SingleTaskGP (standardised) fitted by
-    ``fit_gpytorch_mll``, LogEI, ``optimize_acqf(q=1, num_restarts=10, raw_samples=512)``."""
+    """One suggestion on the unit cube maximising ``train_y``: SingleTaskGP fitted by ``fit_gpytorch_mll``, LogEI,
+    ``optimize_acqf(q=1, num_restarts=10, raw_samples=512)``."""
     import torch
     from botorch.acquisition import LogExpectedImprovement
     from botorch.fit import fit_gpytorch_mll
@@ -123,8 +103,8 @@ def _botorch_suggest(train_x, train_y):
                          raw_samples=512)[0].detach()
 
 
-def _botorch_loop(fn, x, budget: int, seed: int, timed: bool = False):
-    """Suggestions from the points ``x`` (of the unit cube) until ``budget`` evaluations of ``fn`` (minimised):
+def _botorch_loop(fn, x, budget: int, seed: int):
+    """Suggestions from the points ``x`` of the unit cube until ``budget`` evaluations of ``fn`` (minimised):
     ``(values, seconds of each suggestion)``."""
     import torch
 
@@ -141,46 +121,13 @@ def _botorch_loop(fn, x, budget: int, seed: int, timed: bool = False):
     return values, seconds
 
 
-def time_botorch(n_obs: int, seed: int = 0, repeats: int = 3, torch_threads: int | None = None,
-                 warmup: bool = True) -> dict:
-    """Seconds per suggestion of BoTorch SingleTaskGP + LogEI (model, fit, LogEI, ``optimize_acqf``) on Hartmann6
-    after ``n_obs`` seeded random points, each suggestion evaluated and added before the next; as
-    :func:`time_optuna_gp` (``warmup``: one untimed suggestion on 12 other points first)."""
+def time_botorch(n_obs: int, seed: int = 0, repeats: int = 3) -> dict:
+    """:func:`time_optuna_gp` for BoTorch SingleTaskGP + LogEI (model, fit, LogEI, ``optimize_acqf``), each
+    suggestion evaluated and added before the next."""
     import botorch
     import botorch.acquisition, botorch.fit, botorch.models, botorch.optim, gpytorch.mlls  # noqa: F401, E401 (untimed)
 
-    _torch_threads(torch_threads)
-    if warmup:
-        _botorch_loop(hartmann6, np.random.default_rng(seed + 1).uniform(size=(12, 6)), 13, seed)
+    _botorch_loop(hartmann6, np.random.default_rng(seed + 1).uniform(size=(12, 6)), 13, seed)
     _, times = _botorch_loop(hartmann6, np.random.default_rng(seed).uniform(size=(n_obs, 6)), n_obs + repeats, seed)
     return {"peer": "botorch-logei", "n": n_obs, "seconds_per_suggestion": statistics.median(times), "all": times,
             "version": botorch.__version__}
-
-
-def run_botorch(problem: str, budget: int, seed: int, n_init: int | None = None) -> list[float]:
-    """Minimise ``problem`` with BoTorch SingleTaskGP + LogEI from ``n_init`` scrambled Sobol points (default
-    ``max(5, 2 d)``, as BoTorch's tutorials start), inputs mapped to the unit cube; every value in order."""
-    import torch
-
-    fn, bounds, _ = PROBLEMS[problem]
-    n_init = min(budget, max(5, 2 * len(bounds)) if n_init is None else int(n_init))
-    x = torch.quasirandom.SobolEngine(len(bounds), scramble=True, seed=seed).draw(n_init, dtype=torch.float64)
-    return _botorch_loop(lambda u: fn(bounds[:, 0] + np.ptp(bounds, axis=1) * u), x.numpy(), budget, seed)[0]
-
-
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("peer", choices=["optuna-gp", "botorch-logei"])
-    parser.add_argument("problem", choices=sorted(PROBLEMS))
-    parser.add_argument("--budget", type=int, default=50)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
-    args = parser.parse_args(argv)
-    _torch_threads(1)
-    for seed in args.seeds:
-        start = time.perf_counter()
-        values = (run_optuna_gp if args.peer == "optuna-gp" else run_botorch)(args.problem, args.budget, seed)
-        print(f"{args.peer} {args.problem} seed {seed}: best {min(values):.6f} ({time.perf_counter() - start:.1f} s)")
-
-
-if __name__ == "__main__":
-    main()

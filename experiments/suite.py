@@ -1,8 +1,7 @@
 """A suite of standard test functions in random shifted and rotated instances: jbo against Optuna's samplers.
 
-Every (function, dimension, seed) is one instance of :func:`jbo.benchmarks.shifted_rotated` on the unit cube, so
-that no method gains from an optimum at the centre, on the diagonal or along the axes; every method sees the same
-instances. A run's score is ``log10(best - f*)``. Each seed being its own function, jbo runs seed by seed.
+Every (function, dimension, seed) is one instance of :func:`jbo.benchmarks.shifted_rotated` on the unit cube, the
+same for every method; a run's score is ``log10(best - f*)``. Each seed being its own function, jbo runs seed by seed.
 
     python experiments/suite.py [--dims 2 5] [--budgets 10 20 (multiples of d)] [--seeds 10] [--arms gp ...]
 """
@@ -27,8 +26,8 @@ SCALABLE = ("ackley", "rastrigin", "griewank", "schwefel", "zakharov", "dixon_pr
 FIXED = ("branin", "six_hump_camel", "goldstein_price", "beale", "booth", "matyas", "three_hump_camel", "levy13",
          "drop_wave", "cross_in_tray", "holder_table", "eggholder", "mccormick", "shubert", "bukin6", "easom",
          "hartmann3", "colville", "shekel5", "shekel7", "shekel10", "hartmann6")
-#: jbo's arms (options of ``jbo.minimize``, or a function of the dimension returning them): the default ``gp`` (each of
-#: its choices kept from this suite's measurements), the defaults before it, and options measured against them.
+#: jbo's arms (options of ``jbo.minimize``, or a function of the dimension): the default ``gp``, the defaults before
+#: it, and options measured against them.
 GLOBAL = {"trust_region": False}
 ARMS = {
     "gp": {}, "gp-global": GLOBAL, "gp-ei": {"acquisition": "ei", **GLOBAL},
@@ -41,15 +40,12 @@ ARMS = {
     "gp-trust-rank": {"trust_region": {"improvement": "rank"}}, "gp-map": {"inference": "map"},
     "gp-chains": {"num_chains": 10}, "gp-chains-thin10": {"num_chains": 10, "thin": 10},
     "gp-chains-thin3": {"num_chains": 10, "thin": 3}, "gp-log": {"output_warping": "shifted-log"},
-    "gp-elliptical": {"inference": "elliptical"}, "dngo": {"model": "dngo"},
-    "dngo-paper": {"model": "dngo", **_common.PAPER_DNGO},
-    "dngo-trust": {"model": "dngo", "output_warping": "none", "trust_region": True},
+    "dngo": {"model": "dngo"}, "dngo-paper": {"model": "dngo", **_common.PAPER_DNGO},
 }
 #: The exploration arms, reported apart from the main table, each against the default it was measured against.
 EXPLORATION = {"gp-global": "gp-ei", "gp-thompson": "gp-ei", "gp-mixture": "gp-ei", "gp-wide": "gp-ei",
                "gp-design": "gp-ei", "gp": "gp-global", "gp-trust-rank": "gp", "gp-map": "gp", "gp-chains": "gp",
-               "gp-chains-thin10": "gp", "gp-chains-thin3": "gp", "gp-log": "gp", "gp-elliptical": "gp",
-               "dngo": "dngo-paper", "dngo-trust": "dngo-paper"}
+               "gp-chains-thin10": "gp", "gp-chains-thin3": "gp", "gp-log": "gp", "dngo": "dngo-paper"}
 MAIN = ("gp", "gp-global", "gp-ei", "gp-none", "gp-rank")  # the main table's arms: the default and those before it
 PEERS = ("optuna-gp", "optuna-tpe", "random")
 PEER_NAMES = {"optuna-gp": "GPSampler", "optuna-tpe": "TPE", "random": "random"}  # as the summary names them
@@ -81,8 +77,8 @@ def functions_at(dim: int, names=None) -> list[str]:
 
 
 def instance(name: str, dim: int, seed: int):
-    """The seed's shifted and rotated instance of ``name`` at ``dim`` on the unit cube, ``g(low + u (high - low))``:
-    one search space per dimension, so that jbo's compiled programs serve every function of it."""
+    """The seed's shifted and rotated instance of ``name`` on the unit cube (one space per dimension: jbo's compiled
+    programs serve every function of it)."""
     import jax
     import numpy as np
 
@@ -170,7 +166,7 @@ def main(argv=None):
 
 # --------------------------------------------------------------------------------------------------- the report
 class Scores(NamedTuple):
-    """One method's scores on one function: their mean, the number of seeds and each seed's score."""
+    """One method's scores on one function: their mean, seeds and each seed's score."""
 
     mean: float
     seeds: int
@@ -185,8 +181,7 @@ class Scores(NamedTuple):
 
 
 def compared(a: Scores, b: Scores) -> tuple[float, float, int]:
-    """Two methods' mean scores on the seeds both ran, and how many those are (a method run on more seeds than
-    another is compared with it on the same instances only)."""
+    """Two methods' mean scores on the seeds both ran, and how many those are."""
     common = a.by_seed.keys() & b.by_seed.keys()
     return (a.on(common).mean, b.on(common).mean, len(common)) if common else (float("nan"), float("nan"), 0)
 
@@ -198,7 +193,7 @@ def wins(table: dict, arm: str, peer: str) -> tuple[int, int]:
 
 
 def _behind(arm: Scores, other: Scores) -> bool:
-    """Whether ``arm``'s mean is above ``other``'s on the seeds both ran (a tie is not behind)."""
+    """``arm``'s mean above ``other``'s on the seeds both ran (a tie is not behind)."""
     a, b, _ = compared(arm, other)
     return a > b
 
@@ -252,8 +247,7 @@ def section(results: dict) -> str:
 
 
 def exploration(results: dict) -> list[str]:
-    """The exploration arms (:data:`EXPLORATION`) against their baselines, one row per (dimension, budget, arm),
-    every comparison on the seeds the arm and its baseline both ran."""
+    """One row per (dimension, budget, arm of :data:`EXPLORATION`), on the seeds the arm and its baseline both ran."""
     import numpy as np
 
     rows = []
@@ -284,7 +278,7 @@ def report() -> dict:
 
 
 def paired_difference(cell: dict, arm: str, other: str) -> tuple[float, float]:
-    """Mean over the seeds both ran of ``arm``'s score minus ``other``'s on the same instance, and its s.e."""
+    """Mean over the seeds both ran of ``arm``'s score minus ``other``'s, and its s.e."""
     import numpy as np
 
     diff = np.array([score(cell[arm][s]["values"], cell[arm][s]["optimum"])
@@ -294,14 +288,12 @@ def paired_difference(cell: dict, arm: str, other: str) -> tuple[float, float]:
 
 
 def claims() -> list[dict]:
-    """Issue #28's bar, per (dimension, budget) run: the default ``gp`` ahead of GPSampler and of TPE on ≥ 75 % of
-    the functions and never behind random search (means over seeds); where it is behind, the paired difference of
-    the scores (± its standard error) says whether that is more than the seeds' noise."""
     return claims_of(_common.load_results(RESULTS_FILE) or {})
 
 
 def claims_of(results: dict) -> list[dict]:
-    """:func:`claims` of the results ``{"dim/budget": {function: {method: {seed: run}}}}``."""
+    """Issue #28's bar per (dimension, budget): the default ``gp`` ahead of GPSampler and of TPE on ≥ 75 % of the
+    functions and never behind random search (means over seeds; where behind, the paired difference ± its s.e.)."""
     rows, shown, progress = [], set(), {}
     for (dim, budget), table in tables(results).items():
         # the default ran every function on the same seeds, and a method counts where it ran them all, or at least
@@ -348,8 +340,7 @@ def claims_of(results: dict) -> list[dict]:
 
 
 def in_progress(table: dict) -> str | None:
-    """Where a cell stands while its runs go on: on the functions the default ran on its most seeds, its wins
-    over each method that ran those seeds too (``None`` before the default has finished one function)."""
+    """On the functions the default ran on its most seeds, its wins over each method that ran them too."""
     seeds = max((c["gp"].seeds for c in table.values() if "gp" in c), default=0)
     done = {name: c for name, c in table.items() if "gp" in c and c["gp"].seeds == seeds}
     counts = [f"{PEER_NAMES[p]} {wins(ran, 'gp', p)[0]}/{len(ran)}" for p in PEERS
