@@ -188,3 +188,24 @@ def test_a_scale_free_variant_run_in_both_units_is_pooled_in_normalised_units():
     # pooled: 50, 10 (raw × 0.5) and 10, 30 → mean 25, median 20, max 50
     assert "raw mean best 60.0 over 2 seeds (normalised 20.00 over 2)" in note
     assert "pooled, 25.0 ± 19.1 (normalised units; median 20.0, max 50.0)" in note  # std: sqrt(1100 / 3)
+
+
+def test_a_running_table2_cell_counts_the_seeds_its_store_finished(tmp_path, monkeypatch):
+    import bock_table1
+    import bock_table2
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    p = get_problem("branin")
+    store = str(tmp_path / "store")
+    result = jbo.study(p.evaluate, p.space(), 6, [0, 1], {"bock-w": {"model": "random"}}, store=store,
+                       store_points=False)
+    monkeypatch.setattr(bock_table1, "store_of", lambda key: store)
+    monkeypatch.setattr(bock_table1, "load", lambda: {})
+    expected = [float(np.min(row)) for row in np.asarray(result.values[0])]
+    assert bock_table2.stored_bests(50, "bock-w") == expected
+    (row,) = [c for c in bock_table2.claims() if "50 dimensions, 400 evaluations: `bock`, `bock-w`" in c["claim"]]
+    assert "bock-w: " + ", ".join(f"{b:.2f}" for b in expected) + " (2 of 5 seeds stored, running)" in row["jbo_figure"]
+    assert row["reproduced"] == "not run"  # two seeds: counted, not decided
