@@ -136,7 +136,7 @@ def main(experiment: Experiment, argv=None) -> None:
         return
     run(experiment, args.problems, args.arms, range(args.first_seed, args.first_seed + args.seeds), args.chunk,
         args.store)
-    _common.record_provenance(experiment.name)
+    _common.record_provenance(experiment.name, accumulates=True)  # a grid grows run by run
     _common.regenerate()
 
 
