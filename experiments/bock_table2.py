@@ -75,13 +75,12 @@ def stored_bests(dim: int, method: str) -> list[float]:
     import numpy as np
 
     import jbo
+    from jbo import store
 
     path = t1.store_of(t1.key_of("rosenbrock", dim, method, t1.PAPER_BUDGET[dim], 2))
-    if not os.path.isdir(path):
+    if not os.path.isdir(path) or method not in store.Store(path).runs("runs"):  # no run of the cell finished yet
         return []
     result = jbo.StudyResult.load(path)
-    if method not in result.arms:
-        return []
     arm = result.arms.index(method)
     done = np.ones(len(result.values[arm]), bool) if result.finished is None else np.asarray(result.finished)[arm]
     return [float(np.nanmin(row)) for row, ok in zip(np.asarray(result.values[arm], float), done) if ok]
