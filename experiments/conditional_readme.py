@@ -58,13 +58,14 @@ def main(argv=None):
     parser.add_argument("--n-init", type=int, default=2, help="initial design size; 0: jbo's default")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--reverse", action="store_true", help="list the categories adam first: the better leaf second")
+    driver.add_store_argument(parser)
     _common.add_chunk_argument(parser)
     _common.add_output_arguments(parser)
     if (args := _common.start(parser, argv)) is None:
         return
     setting = f"{BUDGET}/{args.n_init}" + "/reversed" * args.reverse
     _common.record_provenance(SECTION, accumulates=True)
-    driver.run(experiment(setting), [setting], args.methods, range(args.seeds), args.chunk)
+    driver.run(experiment(setting), [setting], args.methods, range(args.seeds), args.chunk, args.store)
     _common.regenerate()
 
 

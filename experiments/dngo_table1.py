@@ -46,7 +46,7 @@ EXPERIMENT = FirstRuns(
 
 
 # --------------------------------------------------------------------------------------------------- shared helpers
-def command_line(experiment: driver.Experiment, argv=None, peers=(), store: bool = False):
+def command_line(experiment: driver.Experiment, argv=None, peers=()):
     """:func:`driver.main`'s options, for a script that runs ``experiment`` itself (``peers``: methods run outside
     ``jbo.study``); ``None`` once ``--report-only`` is done."""
     parser = argparse.ArgumentParser(description=experiment.title)
@@ -54,8 +54,7 @@ def command_line(experiment: driver.Experiment, argv=None, peers=(), store: bool
     parser.add_argument("--problems", nargs="+", default=list(experiment.problems), choices=list(experiment.problems))
     parser.add_argument("--arms", "--methods", dest="arms", nargs="+", choices=[*experiment.arms, *peers],
                         default=[*(experiment.default_arms or experiment.arms), *peers])
-    if store:
-        parser.add_argument("--store", action="store_true", help="keep runs in progress (experiments/results/stores)")
+    driver.add_store_argument(parser)
     _common.add_chunk_argument(parser)
     _common.add_output_arguments(parser)
     return _common.start(parser, argv)

@@ -43,7 +43,7 @@ def main(argv=None):
     _common.record_provenance(EXPERIMENT.name, accumulates=True)
     arms = [m for m in args.arms if m in EXPERIMENT.arms]
     peers = [m for m in args.arms if m in PEERS]
-    driver.run(EXPERIMENT, args.problems, arms, range(args.seeds), args.chunk)
+    driver.run(EXPERIMENT, args.problems, arms, range(args.seeds), args.chunk, args.store)
     _common.run_grid(EXPERIMENT.results_file, args.problems, peers, args.seeds, run_peer, lambda record: "")
     _common.regenerate()
 

@@ -5,9 +5,10 @@ seeds and budgets, the paper's figures, how each claim is decided) that :func:`m
 Runs are stored per seed, ``results[problem][arm][str(seed)] = record`` (:func:`_common.seed_records`: the
 objective's values in evaluation order, the call's wall and compile seconds, plus what
 :attr:`Experiment.per_seed` adds), in ``experiments/results/<name>.json``. A rerun runs only the missing seeds,
-the arms missing the same seeds as one study (arms that differ only in values share a compiled program);
-``--store`` also keeps each study's runs as they go (``experiments/results/stores``), so that a killed
-experiment continues where it stopped. A script keeps only what is particular to it:
+the arms missing the same seeds as one study (arms that differ only in values share a compiled program).
+Each study keeps its runs as they go in a store (``experiments/results/stores``; ``--no-store``: not), so that a
+killed experiment continues where it stopped; once the study's records are in the results file its store is
+removed. A script keeps only what is particular to it:
 
     EXPERIMENT = driver.Experiment(name="escape_ablation", title=..., problems={...}, arms={...})
     report, claims = driver.reporter(EXPERIMENT)
@@ -94,9 +95,13 @@ class Experiment:
 
 
 # --------------------------------------------------------------------------------------------------- running
-def run(experiment: Experiment, problems, arms, seeds, chunk: int | None = None, store: bool = False) -> dict:
+def run(experiment: Experiment, problems, arms, seeds, chunk: int | None = None, store: bool = True) -> dict:
     """Every missing ``(problem, arm, seed)``, the arms that miss the same seeds in one study per problem (per
-    ``chunk`` of seeds); each call's records are stored when it ends. Returns the merged results."""
+    ``chunk`` of seeds); each call's records are stored when it ends. With ``store``, the study keeps its runs in
+    progress in a store (:func:`jbo.study`), which a rerun continues and which is removed once the study's records
+    are merged. Returns the merged results."""
+    import shutil
+
     import numpy as np
 
     results = experiment.results()
@@ -115,7 +120,15 @@ def run(experiment: Experiment, problems, arms, seeds, chunk: int | None = None,
                       f" compile {call['compile_seconds']:.0f} s)", flush=True)
                 results = _common.merge_results(experiment.results_file,
                                                 [([problem, arm, seed], r) for seed, r in records.items()])
+            if store_dir is not None:  # every run it kept is in the results file now
+                shutil.rmtree(store_dir, ignore_errors=True)
     return results
+
+
+def add_store_argument(parser: argparse.ArgumentParser) -> None:
+    """``--store`` (default) / ``--no-store``: :func:`run`'s ``store``."""
+    parser.add_argument("--store", action=argparse.BooleanOptionalAction, default=True,
+                        help="keep runs in progress in a store that a rerun continues (experiments/results/stores)")
 
 
 def main(experiment: Experiment, argv=None) -> None:
@@ -128,7 +141,7 @@ def main(experiment: Experiment, argv=None) -> None:
     arms = list(experiment.default_arms or experiment.arms)
     parser.add_argument("--arms", "--variants", "--methods", dest="arms", nargs="+", default=arms,
                         choices=list(experiment.arms))
-    parser.add_argument("--store", action="store_true", help="keep runs in progress (experiments/results/stores)")
+    add_store_argument(parser)
     _common.add_chunk_argument(parser)
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv)

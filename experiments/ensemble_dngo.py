@@ -1,7 +1,7 @@
 """Pethick (2018), ensembled DNGO: one network against five whose acquisitions are aggregated by the mean, median or
 max (eq. 30), in his setting (:data:`PETHICK`, described in the section); simple and cumulative regret.
 
-    python experiments/ensemble_dngo.py [--seeds 30] [--problems sinone2 ...] [--arms dngo ensemble-mean ...] [--store]
+    python experiments/ensemble_dngo.py [--seeds 30] [--problems sinone2 ...] [--arms dngo ensemble-mean ...] [--no-store]
 """
 
 import dataclasses
@@ -101,7 +101,7 @@ def figures() -> None:
 
 def main(argv=None) -> None:
     """:func:`driver.main`, each problem's arms with its initial design (:func:`experiment`)."""
-    args = command_line(EXPERIMENT, argv, store=True)
+    args = command_line(EXPERIMENT, argv)
     if args is None:
         return
     for problem in args.problems:

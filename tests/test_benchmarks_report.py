@@ -209,3 +209,30 @@ def test_a_running_table2_cell_counts_the_seeds_its_store_finished(tmp_path, mon
     (row,) = [c for c in bock_table2.claims() if "50 dimensions, 400 evaluations: `bock`, `bock-w`" in c["claim"]]
     assert "bock-w: " + ", ".join(f"{b:.2f}" for b in expected) + " (2 of 5 seeds stored, running)" in row["jbo_figure"]
     assert row["reproduced"] == "not run"  # two seeds: counted, not decided
+
+
+def test_the_driver_continues_a_killed_experiment_from_its_store_and_removes_it_once_merged(tmp_path, monkeypatch):
+    """A run that a killed experiment finished only in its study's store and the seed it never reached both land in
+    the results file with the values of an uninterrupted study; the store is then removed, and a rerun runs
+    nothing."""
+    import _common
+    import driver
+    import numpy as np
+
+    import jbo
+    from jbo.benchmarks import get_problem
+
+    monkeypatch.setattr(_common, "RESULTS", str(tmp_path))
+    p = get_problem("branin")
+    arms = {"random": {"model": "random"}}
+    experiment = driver.Experiment(name="tiny", title="tiny", problems={"branin": driver.Problem("branin", budget=6)},
+                                   arms=arms)
+    store = tmp_path / "stores" / "tiny_branin"
+    killed = jbo.study(p.evaluate, p.space(), 6, [0], arms, store=str(store), store_points=False)
+    results = driver.run(experiment, ["branin"], ["random"], range(2))
+    whole = jbo.study(p.evaluate, p.space(), 6, [0, 1], arms)
+    for seed in range(2):
+        np.testing.assert_array_equal(results["branin"]["random"][str(seed)]["values"], np.asarray(whole.values[0][seed]))
+    np.testing.assert_array_equal(results["branin"]["random"]["0"]["values"], np.asarray(killed.values[0][0]))
+    assert not store.exists()
+    assert driver.run(experiment, ["branin"], ["random"], range(2)) == results  # nothing missing: nothing runs
