@@ -160,18 +160,11 @@ def _elliptical_chain(key, flat: _Flat, z, reference, num_warmup, *, num_samples
     return chain, logps, evals, stalled
 
 
-#: L-BFGS iterations that move a warm fit's reference towards the new posterior's mode (the first fit's search runs
-#: to convergence). The reference needs to be near the mode, not at it, and a search to convergence after each new
-#: observation is most of a warm fit's time (BENCHMARKS.md, bench_suggest).
-WARM_REFERENCE_ITERATIONS = 3
-
-
 def _elliptical_fit(key, flat: _Flat, z, mode, restarts, first, num_warmup, *, num_samples: int, thin: int):
-    """The reference's centre by L-BFGS from ``mode`` (the previous fit's centre, so that the reference depends on
-    the data and never on the chain; where ``first``, to convergence and also from ``restarts``, otherwise at most
-    :data:`WARM_REFERENCE_ITERATIONS` iterations), its Laplace approximation as the reference, and elliptical slice
-    sampling from ``z`` (from the centre where ``first``)."""
-    found = _map_fit(flat, mode, restarts, first, max_iter=100, tol=1e-5, warm_iter=WARM_REFERENCE_ITERATIONS)
+    """The posterior's mode by L-BFGS from ``mode`` (the previous fit's, so that the reference never depends on
+    the chain; where ``first``, also from ``restarts``), its Laplace approximation as the reference, and elliptical
+    slice sampling from ``z`` (from the mode where ``first``)."""
+    found = _map_fit(flat, mode, restarts, first, max_iter=100, tol=1e-5)
     mode = found.z[0]
     reference = elliptical.laplace(flat.logdensity, mode)
     z = jnp.where(first, mode, z)
@@ -321,16 +314,14 @@ def nuts_sample(key, surrogate: Surrogate, data: Data, init_z=None, *, num_sampl
     return _finalize(flat, zs, -energy, {"num_divergent": jnp.sum(diverging), "mean_accept_prob": jnp.mean(accept)})
 
 
-def _map_fit(flat: _Flat, z, restarts, restart, *, max_iter: int, tol: float, warm_iter: int | None = None) -> Samples:
+def _map_fit(flat: _Flat, z, restarts, restart, *, max_iter: int, tol: float) -> Samples:
     """L-BFGS from ``z`` and, where ``restart`` (may be traced), from each row of ``restarts``.
 
     The restarts are always part of the program; when ``restart`` is false their iteration limit is
     0, so a warm start (refine the last estimate) and a cold one (explore prior draws) compile once.
-    ``warm_iter``: the limit from ``z`` where ``restart`` is false (``None``: ``max_iter``).
     """
     starts = jnp.concatenate([z[None], restarts])
-    first_limit = max_iter if warm_iter is None else jnp.where(restart, max_iter, warm_iter)
-    limits = jnp.concatenate([first_limit * jnp.ones(1, int), jnp.where(restart, max_iter, 0) * jnp.ones(len(restarts), int)])
+    limits = jnp.concatenate([jnp.full((1,), max_iter), jnp.where(restart, max_iter, 0) * jnp.ones(len(restarts), int)])
     loss = lambda z: -flat.logdensity(z)
     solver = optax.lbfgs()
     value_and_grad = optax.value_and_grad_from_state(loss)
@@ -396,8 +387,8 @@ class InferenceConfig(NamedTuple):
 
     Attributes:
       method: ``"slice"`` (default, as in Snoek et al. 2012), ``"elliptical"`` (elliptical slice sampling against
-        the Laplace approximation at the posterior's mode, found by L-BFGS on the first fit and moved by a few
-        iterations from the previous one on later fits: all hyperparameters move at once, :mod:`jbo.elliptical`), ``"nuts"`` or ``"map"``.
+        the Laplace approximation at the posterior's mode, found by L-BFGS from the previous mode: all
+        hyperparameters move at once, :mod:`jbo.elliptical`), ``"nuts"`` or ``"map"``.
       num_samples: samples ``S`` kept per suggestion (MCMC methods).
       num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).

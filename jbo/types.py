@@ -82,8 +82,7 @@ class Samples(NamedTuple):
       z: ``(S, P)`` flat unconstrained samples (warm starts).
       log_density: ``(S,)`` unnormalised log posterior at each sample.
       info: method-specific diagnostics (dict of arrays).
-      mode: ``(P,)`` the centre of elliptical slice sampling's reference (``"elliptical"``: the posterior's mode,
-        or near it on a warm fit), else ``None``.
+      mode: ``(P,)`` the posterior's mode where the method found one (``"elliptical"``), else ``None``.
     """
 
     params: Any
