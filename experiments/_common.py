@@ -132,7 +132,8 @@ def use_results_dir(path: str | None) -> None:
 
 
 def setup(threads: int = 1, cache: bool = True, cpu_devices: int | None = None) -> None:
-    """Pin BLAS threads (before numpy/jax load) and enable float64 and JAX's persistent compile cache.
+    """Pin BLAS threads (before numpy/jax load) and enable float64 and JAX's persistent compile cache (``cache=False``:
+    neither it nor jbo's stored programs).
 
     ``cpu_devices`` splits the host CPU into that many JAX devices (before JAX starts its backend), so
     that ensemble members train in parallel (:mod:`jbo.devices`).
@@ -146,6 +147,8 @@ def setup(threads: int = 1, cache: bool = True, cpu_devices: int | None = None) 
     if cache and not os.environ.get("JBO_NO_CACHE"):
         jax.config.update("jax_compilation_cache_dir", os.path.expanduser("~/.cache/jbo/jax"))
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    elif not cache:  # nor jbo's stored programs: a script that times compilation compiles
+        os.environ["JBO_NO_CACHE"] = "1"
 
 
 def machine() -> str:
