@@ -160,18 +160,27 @@ def _elliptical_chain(key, flat: _Flat, z, reference, num_warmup, *, num_samples
     return chain, logps, evals, stalled
 
 
-def _elliptical_fit(key, flat: _Flat, z, mode, restarts, first, num_warmup, *, num_samples: int, thin: int):
+def _elliptical_fit(key, flat: _Flat, z, mode, restarts, first, num_warmup, *, num_samples: int, thin: int,
+                    scale=None):
     """The posterior's mode by L-BFGS from ``mode`` (the previous fit's, so that the reference never depends on
     the chain; where ``first``, also from ``restarts``), its Laplace approximation as the reference, and elliptical
-    slice sampling from ``z`` (from the mode where ``first``)."""
-    found = _map_fit(flat, mode, restarts, first, max_iter=100, tol=1e-5)
-    mode = found.z[0]
+    slice sampling from ``z`` (from the mode where ``first``).
+
+    The search runs in the coordinates ``(z - mode) / scale``, ``scale`` the previous fit's reference's standard
+    deviations (ones where ``first``): L-BFGS, whose memory starts empty at every fit, then starts on a problem
+    whose curvatures are about one instead of spanning orders of magnitude."""
+    scale = jnp.ones_like(mode) if scale is None else jnp.where(first, 1.0, scale)
+    centred = _Flat(lambda u: flat.logdensity(mode + scale * u), lambda u: flat.to_params(mode + scale * u),
+                    flat.unravel, flat.size)
+    found = _map_fit(centred, jnp.zeros_like(mode), (restarts - mode) / scale, first, max_iter=100, tol=1e-5)
+    mode = mode + scale * found.z[0]
     reference = elliptical.laplace(flat.logdensity, mode)
     z = jnp.where(first, mode, z)
     chain, logps, evals, stalled = _elliptical_chain(key, flat, z, reference, num_warmup, num_samples=num_samples,
                                                      thin=thin)
     return _finalize(flat, chain, logps, {"num_evals": evals, "num_stalled": stalled,
-                                          "num_iter": jnp.sum(found.info["num_iter"])}, mode)
+                                          "num_iter": jnp.sum(found.info["num_iter"]),
+                                          "reference_scale": reference.scale}, mode)
 
 
 @functools.partial(jax.jit, static_argnames=("surrogate", "num_samples", "thin", "num_restarts"))
@@ -231,7 +240,7 @@ def next_start(samples: Samples, config: "InferenceConfig"):
     sample and the mode, ``(2, P)``."""
     zs, num_chains = samples.z, config.num_chains
     if config.method == "elliptical":
-        return jnp.stack([zs[-1], samples.mode])
+        return jnp.stack([zs[-1], samples.mode, samples.info["reference_scale"]])
     if num_chains == 1:
         return zs[-1]
     return zs.reshape((num_chains, -1) + zs.shape[1:])[:, -1]
@@ -445,7 +454,8 @@ def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Star
     k_z, k_restarts = jax.random.split(key)
     num = config.map_restarts if config.method == "map" else 0
     if config.method == "elliptical":  # the chain's position and the mode the next search starts from
-        z = jnp.stack([prior_draw(k_z, surrogate, data)] * 2)
+        draw = prior_draw(k_z, surrogate, data)
+        z = jnp.stack([draw, draw, jnp.ones_like(draw)])
         num = config.map_restarts
     elif config.num_chains == 1:
         z = prior_draw(k_z, surrogate, data)
@@ -484,7 +494,7 @@ def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, 
     if config.method == "elliptical":
         num_warmup = jnp.where(first, config.num_burnin, config.num_warmup)
         return _elliptical_fit(key, flat, z[0], z[1], start.restarts.astype(z.dtype), first, num_warmup,
-                               num_samples=config.num_samples, thin=config.thin)
+                               num_samples=config.num_samples, thin=config.thin, scale=z[2])
     if config.method == "map":
         return _map_fit(flat, z, start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
     options = dict(num_samples=config.num_samples, thin=config.thin)

@@ -384,10 +384,15 @@ def test_the_laplace_reference_of_a_gaussian_has_its_curvatures():
 def test_elliptical_starts_carry_the_chain_and_the_mode():
     config = inference.InferenceConfig("elliptical", num_samples=6)
     start = inference.cold_start(jax.random.key(0), CONJUGATE, CONJ_DATA, config)
-    assert start.z.shape == (2, 4) and start.restarts.shape == (config.map_restarts, 4)
+    assert start.z.shape == (3, 4) and start.restarts.shape == (config.map_restarts, 4)
     samples = inference.fit(jax.random.key(1), CONJUGATE, CONJ_DATA, config, start, jnp.asarray(True))
     following = inference.next_start(samples, config)
-    np.testing.assert_array_equal(following, np.stack([samples.z[-1], samples.mode]))
+    np.testing.assert_array_equal(following, np.stack([samples.z[-1], samples.mode, samples.info["reference_scale"]]))
+    # A warm fit searches in the previous reference's units and finds the same mode (on other data: new targets).
+    shifted = CONJ_DATA._replace(y=CONJ_DATA.y + 0.3)
+    warm = inference.fit(jax.random.key(2), CONJUGATE, shifted, config, start._replace(z=following), jnp.asarray(False))
+    cold = inference.map_estimate(jax.random.key(3), CONJUGATE, shifted, samples.mode)
+    np.testing.assert_allclose(warm.mode, cold.z[0], atol=1e-3)
 
 
 def test_elliptical_samples_the_gp_posterior_of_a_long_slice_chain():
