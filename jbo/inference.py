@@ -237,7 +237,7 @@ def _slice_chains(key, flat: _Flat, zs, num_warmup, *, num_samples: int, paralle
 def next_start(samples: Samples, config: "InferenceConfig"):
     """Where the next fit starts: the last of the samples ``(S, P)`` of one chain, ``(P,)``; the last sample of each
     of ``num_chains`` chains (:func:`_slice_chains`' layout), ``(C, P)``; for elliptical slice sampling the last
-    sample and the mode, ``(2, P)``."""
+    sample, the mode and the reference's scale, ``(3, P)``."""
     zs, num_chains = samples.z, config.num_chains
     if config.method == "elliptical":
         return jnp.stack([zs[-1], samples.mode, samples.info["reference_scale"]])
@@ -453,7 +453,7 @@ def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Star
     """The prior draws a run's first fit starts from (``data``: any data of the right shapes)."""
     k_z, k_restarts = jax.random.split(key)
     num = config.map_restarts if config.method == "map" else 0
-    if config.method == "elliptical":  # the chain's position and the mode the next search starts from
+    if config.method == "elliptical":  # the chain's position, the mode the next search starts from, its units
         draw = prior_draw(k_z, surrogate, data)
         z = jnp.stack([draw, draw, jnp.ones_like(draw)])
         num = config.map_restarts

@@ -94,8 +94,8 @@ class Samples(NamedTuple):
 
 class Start(NamedTuple):
     """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
-    sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains; ``(2, P)``, the chain's position and the
-    last mode, for ``"elliptical"``) and ``restarts`` ``(R, P)`` prior draws
+    sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains; ``(3, P)``, the chain's position, the
+    last mode and the last reference's scale, for ``"elliptical"``) and ``restarts`` ``(R, P)`` prior draws
     the first MAP fit also starts from.
 
     Drawn once per run, outside the per-suggestion program, so that program holds no sampling code.
