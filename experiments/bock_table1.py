@@ -14,6 +14,7 @@ import datetime
 import functools
 import os
 import re
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -105,7 +106,8 @@ def load() -> dict:
 
 def run_cell(problem: str, dim: int, method: str, seeds, store: bool = False) -> None:
     """Run a cell's missing ``seeds`` at the paper's budget in one :func:`jbo.study` call and store them (``store``:
-    the study also keeps its runs in :func:`store_of` the cell as they go, and continues them)."""
+    the study also keeps its runs in :func:`store_of` the cell as they go, and continues them; the store is removed
+    once they are in the results file)."""
     budget = PAPER_BUDGET[dim]
     key = key_of(problem, dim, method, budget, N_INIT)
     todo = [s for s in seeds if str(s) not in load().get(key, {}).get("seeds", {})]
@@ -124,6 +126,8 @@ def run_cell(problem: str, dim: int, method: str, seeds, store: bool = False) ->
     items = [([key, "seeds", str(s)], {"values": v}) for s, v in zip(part, values)]
     items.append(([key, "calls", ",".join(map(str, part))], call))
     _common.merge_results(os.path.join(_common.RESULTS, RESULTS_FILE), items)
+    if store:  # its runs are in the results file now
+        shutil.rmtree(store_of(key), ignore_errors=True)
     print(f"{key} seeds {part}: best {mean_std(summary(load()[key])[0])} ({run['seconds']:.0f} s)", flush=True)
 
 

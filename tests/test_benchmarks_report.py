@@ -236,3 +236,14 @@ def test_the_driver_continues_a_killed_experiment_from_its_store_and_removes_it_
     np.testing.assert_array_equal(results["branin"]["random"]["0"]["values"], np.asarray(killed.values[0][0]))
     assert not store.exists()
     assert driver.run(experiment, ["branin"], ["random"], range(2)) == results  # nothing missing: nothing runs
+
+
+def test_a_bock_cell_run_with_its_store_keeps_the_runs_in_the_results_and_removes_the_store(tmp_path, monkeypatch):
+    import _common
+    import bock_table1
+
+    monkeypatch.setattr(_common, "RESULTS", str(tmp_path))
+    bock_table1.run_cell("rosenbrock", 20, "random", [0, 1], store=True)
+    key = bock_table1.key_of("rosenbrock", 20, "random", bock_table1.PAPER_BUDGET[20], bock_table1.N_INIT)
+    assert sorted(bock_table1.load()[key]["seeds"]) == ["0", "1"]
+    assert not os.path.exists(bock_table1.store_of(key))
