@@ -160,21 +160,32 @@ def _elliptical_chain(key, flat: _Flat, z, reference, num_warmup, *, num_samples
     return chain, logps, evals, stalled
 
 
+def _scaled_map_fit(flat: _Flat, z, scale, restarts, first, **options):
+    """:func:`_map_fit` from ``z`` in the coordinates ``(z' - z) / scale``, ``scale`` the previous fit's Laplace
+    standard deviations (ones where ``first``), returning its estimate in the original coordinates and the Laplace
+    standard deviations there (:func:`jbo.elliptical.laplace`, for the next fit) as ``info["reference_scale"]``.
+
+    L-BFGS's memory starts empty at every fit, so its first steps are only as good as the problem's scaling; a GP's
+    hyperparameters have curvatures spanning orders of magnitude, in the previous fit's units about one."""
+    scale = jnp.where(first, 1.0, scale)
+    centred = _Flat(lambda u: flat.logdensity(z + scale * u), lambda u: flat.to_params(z + scale * u),
+                    flat.unravel, flat.size)
+    found = _map_fit(centred, jnp.zeros_like(z), (restarts - z) / scale, first, **options)
+    best = z + scale * found.z[0]
+    info = {**found.info, "reference_scale": elliptical.laplace(flat.logdensity, best).scale}
+    return _finalize(flat, best[None], found.log_density, info)
+
+
 def _elliptical_fit(key, flat: _Flat, z, mode, restarts, first, num_warmup, *, num_samples: int, thin: int,
                     scale=None):
     """The posterior's mode by L-BFGS from ``mode`` (the previous fit's, so that the reference never depends on
-    the chain; where ``first``, also from ``restarts``), its Laplace approximation as the reference, and elliptical
-    slice sampling from ``z`` (from the mode where ``first``).
-
-    The search runs in the coordinates ``(z - mode) / scale``, ``scale`` the previous fit's reference's standard
-    deviations (ones where ``first``): L-BFGS, whose memory starts empty at every fit, then starts on a problem
-    whose curvatures are about one instead of spanning orders of magnitude."""
-    scale = jnp.ones_like(mode) if scale is None else jnp.where(first, 1.0, scale)
-    centred = _Flat(lambda u: flat.logdensity(mode + scale * u), lambda u: flat.to_params(mode + scale * u),
-                    flat.unravel, flat.size)
-    found = _map_fit(centred, jnp.zeros_like(mode), (restarts - mode) / scale, first, max_iter=100, tol=1e-5)
-    mode = mode + scale * found.z[0]
-    reference = elliptical.laplace(flat.logdensity, mode)
+    the chain; where ``first``, also from ``restarts``; in the previous reference's units, :func:`_scaled_map_fit`),
+    its Laplace approximation as the reference, and elliptical slice sampling from ``z`` (from the mode where
+    ``first``)."""
+    scale = jnp.ones_like(mode) if scale is None else scale
+    found = _scaled_map_fit(flat, mode, scale, restarts, first, max_iter=100, tol=1e-5)
+    mode = found.z[0]
+    reference = elliptical.Reference(mode, found.info["reference_scale"])
     z = jnp.where(first, mode, z)
     chain, logps, evals, stalled = _elliptical_chain(key, flat, z, reference, num_warmup, num_samples=num_samples,
                                                      thin=thin)
@@ -237,10 +248,12 @@ def _slice_chains(key, flat: _Flat, zs, num_warmup, *, num_samples: int, paralle
 def next_start(samples: Samples, config: "InferenceConfig"):
     """Where the next fit starts: the last of the samples ``(S, P)`` of one chain, ``(P,)``; the last sample of each
     of ``num_chains`` chains (:func:`_slice_chains`' layout), ``(C, P)``; for elliptical slice sampling the last
-    sample, the mode and the reference's scale, ``(3, P)``."""
+    sample, the mode and the reference's scale, ``(3, P)``; for MAP the estimate and its scale, ``(2, P)``."""
     zs, num_chains = samples.z, config.num_chains
     if config.method == "elliptical":
         return jnp.stack([zs[-1], samples.mode, samples.info["reference_scale"]])
+    if config.method == "map":
+        return jnp.stack([zs[-1], samples.info["reference_scale"]])
     if num_chains == 1:
         return zs[-1]
     return zs.reshape((num_chains, -1) + zs.shape[1:])[:, -1]
@@ -397,7 +410,8 @@ class InferenceConfig(NamedTuple):
     Attributes:
       method: ``"slice"`` (default, as in Snoek et al. 2012), ``"elliptical"`` (elliptical slice sampling against
         the Laplace approximation at the posterior's mode, found by L-BFGS from the previous mode: all
-        hyperparameters move at once, :mod:`jbo.elliptical`), ``"nuts"`` or ``"map"``.
+        hyperparameters move at once, :mod:`jbo.elliptical`), ``"nuts"`` or ``"map"`` (L-BFGS from the last
+        estimate, in its Laplace approximation's units: :func:`_scaled_map_fit`).
       num_samples: samples ``S`` kept per suggestion (MCMC methods).
       num_burnin: sweeps/steps discarded on the first fit (chain started from the prior).
       num_warmup: sweeps/steps discarded on later fits (chain warm-started from the last sample).
@@ -457,6 +471,9 @@ def cold_start(key, surrogate: Surrogate, data, config: InferenceConfig) -> Star
         draw = prior_draw(k_z, surrogate, data)
         z = jnp.stack([draw, draw, jnp.ones_like(draw)])
         num = config.map_restarts
+    elif config.method == "map":  # the estimate the next search starts from, its units
+        draw = prior_draw(k_z, surrogate, data)
+        z = jnp.stack([draw, jnp.ones_like(draw)])
     elif config.num_chains == 1:
         z = prior_draw(k_z, surrogate, data)
     else:
@@ -496,7 +513,7 @@ def fit(key, surrogate: Surrogate, data, config: InferenceConfig, start: Start, 
         return _elliptical_fit(key, flat, z[0], z[1], start.restarts.astype(z.dtype), first, num_warmup,
                                num_samples=config.num_samples, thin=config.thin, scale=z[2])
     if config.method == "map":
-        return _map_fit(flat, z, start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
+        return _scaled_map_fit(flat, z[0], z[1], start.restarts.astype(z.dtype), first, max_iter=100, tol=1e-5)
     options = dict(num_samples=config.num_samples, thin=config.thin)
     cold = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_burnin, **options)
     warm = lambda: nuts_sample(key, surrogate, data, z, num_warmup=config.num_warmup, **options)

@@ -95,8 +95,9 @@ class Samples(NamedTuple):
 class Start(NamedTuple):
     """Where a model's fits start: ``z`` ``(P,)`` (a prior draw until the first fit, then the last
     sample; ``(C, P)``, one per chain, for ``C > 1`` slice chains; ``(3, P)``, the chain's position, the
-    last mode and the last reference's scale, for ``"elliptical"``) and ``restarts`` ``(R, P)`` prior draws
-    the first MAP fit also starts from.
+    last mode and the last reference's scale, for ``"elliptical"``; ``(2, P)``, the last estimate and its Laplace
+    standard deviations, in whose units the next search runs, for ``"map"``) and ``restarts`` ``(R, P)`` prior
+    draws the first MAP fit also starts from.
 
     Drawn once per run, outside the per-suggestion program, so that program holds no sampling code.
     """
