@@ -140,7 +140,7 @@ def report() -> dict:
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {rows[0].get('repeats', 3) if rows else 3} suggestions after compilation (jbo: fit +"
              " acquisition search, float64, the GP's defaults: slice = 10 samples continuing the last suggestion's"
-             " chain, MAP = L-BFGS from the last estimate), each evaluated and told before the next, as the peers'"
+             " chain, MAP = L-BFGS from the last estimate, in its Laplace units), each evaluated and told before the next, as the peers'"
              " (rows marked * kept N fixed instead, the suggestion forgotten: MAP's warm start then has nothing to"
              " move). Peers in the same process, same N (`peers.py`: Optuna 5.0.0"
              " GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI, optimize_acqf(num_restarts=10, raw_samples=512), torch"
