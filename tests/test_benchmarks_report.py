@@ -117,15 +117,16 @@ def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_
     import _common
     import bench_suggest
 
-    def row(method, n, seconds, run=None):
-        r = {"method": method, "n": n, "seconds_per_suggestion": seconds, "compile_seconds": 1.0, "n_pad": n}
+    def row(method, n, seconds, run=None, told=False):
+        r = {"method": method, "n": n, "seconds_per_suggestion": seconds, "compile_seconds": 1.0, "n_pad": n,
+             **({"told": True} if told else {})}
         return {**r, "run": run} if run else r
 
     first = {"date": "2026-01-01", "commit": "aaaaaaa"}
     stored = [row(m, n, s, first) for m, s in (("jbo gp-map", 0.1), ("jbo gp-slice", 0.5), ("optuna-gp", 0.3))
               for n in (100, 200)]
     second = {"date": "2026-02-01", "commit": "bbbbbbb"}
-    merged = bench_suggest.merge_rows(stored, [row("jbo gp-slice", 200, 0.2, second)])
+    merged = bench_suggest.merge_rows(stored, [row("jbo gp-slice", 200, 0.2, second, told=True)])
     assert [(r["method"], r["n"]) for r in merged] == [(r["method"], r["n"]) for r in stored]
     assert [r["seconds_per_suggestion"] for r in merged if r["method"] == "jbo gp-slice"] == [0.5, 0.2]
 
@@ -135,7 +136,7 @@ def test_a_partial_timing_rerun_keeps_the_other_rows_and_says_which_run_each_is_
     (claim,) = bench_suggest.claims()
     assert claim["reproduced"] == "not run" and "2026-02-01, bbbbbbb" in claim["jbo_figure"]
     text = bench_suggest.report()["bench_suggest"]
-    assert "| jbo gp-slice | 0.500 s (b) | 0.200 s (a) |" in text
+    assert "| jbo gp-slice | 0.500 s (b)* | 0.200 s (a) |" in text  # *: N kept fixed (suggestions not told)
     assert "(a) 2026-02-01, bbbbbbb; (b) 2026-01-01, aaaaaaa" in text
 
     json.dump(bench_suggest.merge_rows(merged, [row("jbo gp-slice", 200, 0.2, first)]),

@@ -94,8 +94,11 @@ def test_a_run_suggests_inside_its_region_and_resumes(tmp_path):
             inside = np.abs(space.encode(config) - centre) <= side / 2 + 1e-9
             assert inside.all(), (config, side)
             sides.append(side)
-        opt.tell(config, problem.evaluate(config))
-    assert sides and min(sides) < 0.8  # the region shrank at least once in 9 model suggestions at D = 6
+        # After the design, every evaluation fails to improve (a value above all others): the region must halve
+        # after max(4, D) = 6 failures in a row, whatever the model suggests.
+        value = problem.evaluate(config) if opt.last_info.get("phase") != "model" else max(h["value"] for h in history) + 1
+        opt.tell(config, value)
+    assert sides[:6] == [0.8] * 6 and sides[6] == pytest.approx(0.4)  # halved after six failures at D = 6
     resumed = jbo.Optimizer.resume(path)
     assert resumed.settings.trust_region is True
     resumed.ask(), opt.ask()  # the region is a function of the journal's observations: the same after a resume
