@@ -140,13 +140,14 @@ def report() -> dict:
     lines = ["## Time per suggestion vs N (Hartmann6)", "", _common.header("bench_suggest"),
              f"Median of {rows[0].get('repeats', 3) if rows else 3} suggestions after compilation (jbo: fit +"
              " acquisition search, float64, the GP's defaults: slice = 10 samples continuing the last suggestion's"
-             " chain, MAP = L-BFGS from the last estimate, in its Laplace units), each evaluated and told before the next, as the peers'"
-             " (rows marked * kept N fixed instead, the suggestion forgotten: MAP's warm start then has nothing to"
-             " move). Peers in the same process, same N (`peers.py`: Optuna 5.0.0"
-             " GPSampler; BoTorch 0.18.1 SingleTaskGP + LogEI, optimize_acqf(num_restarts=10, raw_samples=512), torch"
+             " chain, MAP = L-BFGS from the last estimate, in its Laplace units), each evaluated and told before"
+             " the next, as the peers' (rows marked * kept N fixed instead, the suggestion forgotten: MAP's warm"
+             " start then has nothing to move). Peers in the same process, same N (`peers.py`: Optuna 5.0.0 GPSampler;"
+             " BoTorch 0.18.1 SingleTaskGP + LogEI, optimize_acqf(num_restarts=10, raw_samples=512), torch"
              " 2.13.0 CPU, 1 thread).", "",
              *_speed.table(["method", *(f"N={n}" for n in ns)], *(
-                 cells(m, lambda r: f"{r['seconds_per_suggestion']:.3f} s{mark[run_of(r)]}{_fixed(r)}") for m in methods))]
+                 cells(m, lambda r: f"{r['seconds_per_suggestion']:.3f} s{mark[run_of(r)]}{_fixed(r)}")
+                 for m in methods))]
     if len(runs) > 1:
         lines += ["", "Rows of more than one run (compare rows of one run): "
                   + "; ".join(f"{mark[run].strip()} {run}" for run in runs) + "."]

@@ -83,7 +83,8 @@ EXPERIMENT = driver.Experiment(
     name="hartmann6_traps",
     title="Hartmann6 trap rate: GP runs ending in the −3.2031 local minimum (100 evaluations; 200 where named)",
     # hartmann6@200: Snoek et al. 2015's Table 1 budget, where Spearmint's GP reached -3.3166 +- 0.02 over 10 runs
-    problems={"hartmann6": driver.Problem("hartmann6", budget=100), "hartmann6@200": driver.Problem("hartmann6", budget=200)},
+    problems={"hartmann6": driver.Problem("hartmann6", budget=100),
+              "hartmann6@200": driver.Problem("hartmann6", budget=200)},
     arms={**ARMS, **ESCAPES},
     default_arms=tuple(ARMS),
     about=f"Each arm: jbo's GP defaults with one setting changed, same seeds. A run is trapped when its best is above"

@@ -233,7 +233,8 @@ def test_the_driver_continues_a_killed_experiment_from_its_store_and_removes_it_
     results = driver.run(experiment, ["branin"], ["random"], range(2))
     whole = jbo.study(p.evaluate, p.space(), 6, [0, 1], arms)
     for seed in range(2):
-        np.testing.assert_array_equal(results["branin"]["random"][str(seed)]["values"], np.asarray(whole.values[0][seed]))
+        np.testing.assert_array_equal(results["branin"]["random"][str(seed)]["values"],
+                                      np.asarray(whole.values[0][seed]))
     np.testing.assert_array_equal(results["branin"]["random"]["0"]["values"], np.asarray(killed.values[0][0]))
     assert not store.exists()
     assert driver.run(experiment, ["branin"], ["random"], range(2)) == results  # nothing missing: nothing runs

@@ -96,8 +96,8 @@ def test_a_run_suggests_inside_its_region_and_resumes(tmp_path):
             sides.append(side)
         # After the design, every evaluation fails to improve (a value above all others): the region must halve
         # after max(4, D) = 6 failures in a row, whatever the model suggests.
-        value = problem.evaluate(config) if opt.last_info.get("phase") != "model" else max(h["value"] for h in history) + 1
-        opt.tell(config, value)
+        model_phase = opt.last_info.get("phase") == "model"
+        opt.tell(config, max(h["value"] for h in history) + 1 if model_phase else problem.evaluate(config))
     assert sides[:6] == [0.8] * 6 and sides[6] == pytest.approx(0.4)  # halved after six failures at D = 6
     resumed = jbo.Optimizer.resume(path)
     assert resumed.settings.trust_region is True
