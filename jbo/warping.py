@@ -21,7 +21,7 @@ invariant to the objective's affine changes of units ``a·f + b``, ``a > 0``; it
      -((1 - y)^{2 - λ} - 1) / (2 - λ) & y < 0,\ λ ≠ 2 \\ -\log(1 - y) & y < 0,\ λ = 2 \end{cases}
 
   with ``λ`` maximising the profile log-likelihood of a normal model of ``ψ(y, λ)`` (their eq. 3.1),
-  ``-n/2 · log σ̂²(λ) + (λ - 1) Σ sign(y_i) log(|y_i| + 1)``, over a grid of ``λ`` (:data:`LAMBDAS`). The
+  ``-n/2 · log σ̂²(λ) + (λ - 1) Σ sign(y_i) log(|y_i| + 1)``, over a grid of ``λ`` (:func:`yeo_johnson_grid`). The
   fit runs before the model's own (the two-stage recipe of HEBO, Cowen-Rivers et al. 2022), not jointly
   with the GP's hyperparameters.
 
@@ -39,15 +39,24 @@ Each warp is a pure function ``warp(y, mask) -> z`` of padded arrays (traceable;
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import ndtri
 
-#: The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
-#: sklearn's usual range of fitted values; ``λ = 1`` is the identity).
-with jax.enable_x64(True):  # float64 whatever JAX's precision where jbo is imported (held as NumPy)
-    LAMBDAS = np.asarray(jnp.linspace(-2.0, 4.0, 97))
+
+@functools.cache
+def yeo_johnson_grid() -> np.ndarray:
+    """The grid of Yeo-Johnson exponents the likelihood is maximised over (step 1/16 in ``[-2, 4]``, covering
+    sklearn's usual range of fitted values; ``λ = 1`` is the identity), float64 held as NumPy.
+
+    Computed on first use, not at import: a JAX operation at import would start JAX's backends before the
+    user's program could configure them (``jax_num_cpu_devices``, platforms).
+    """
+    with jax.ensure_compile_time_eval(), jax.enable_x64(True):
+        return np.asarray(jnp.linspace(-2.0, 4.0, 97))
 
 
 #: The quantile whose gap above the best value shifts the ``"shifted-log"`` warp.
@@ -99,9 +108,10 @@ def yeo_johnson_log_likelihood(y, mask, lam):
 
 
 def yeo_johnson_lambda(y, mask):
-    """The grid's ``λ`` of largest profile likelihood (:data:`LAMBDAS`)."""
-    scores = jax.vmap(lambda lam: yeo_johnson_log_likelihood(y, mask, lam))(jnp.asarray(LAMBDAS, y.dtype))
-    return jnp.asarray(LAMBDAS, y.dtype)[jnp.argmax(jnp.where(jnp.isfinite(scores), scores, -jnp.inf))]
+    """The grid's ``λ`` of largest profile likelihood (:func:`yeo_johnson_grid`)."""
+    grid = jnp.asarray(yeo_johnson_grid(), y.dtype)
+    scores = jax.vmap(lambda lam: yeo_johnson_log_likelihood(y, mask, lam))(grid)
+    return grid[jnp.argmax(jnp.where(jnp.isfinite(scores), scores, -jnp.inf))]
 
 
 def yeo_johnson(y, mask):

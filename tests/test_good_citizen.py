@@ -3,7 +3,7 @@
 Each check runs in a fresh interpreter without the suite's settings (the suite's conftest turns x64 on for
 the tests): JAX's whole configuration and ``XLA_FLAGS`` are the same before and after ``import jbo`` (its
 dependencies imported before; the one documented exception, ``OPENBLAS_NUM_THREADS``, is an environment variable
-read by OpenBLAS, not JAX), and a float32 flax network trained with optax inside an objective stays float32 while
+read by OpenBLAS, not JAX), JAX's backends are not started (the user can still set ``jax_num_cpu_devices``), and a float32 flax network trained with optax inside an objective stays float32 while
 ``jbo.minimize`` runs it, with jbo's own run in float64.
 """
 
@@ -35,8 +35,13 @@ before = {k: repr(v) for k, v in jax.config.values.items()}
 flags = os.environ.get("XLA_FLAGS")
 import jbo, jbo.benchmarks, jbo.integrations.optuna
 after = {k: repr(v) for k, v in jax.config.values.items()}
+try:  # refused once any JAX operation has started the backends
+    jax.config.update("jax_num_cpu_devices", 2)
+    backends = "not started"
+except RuntimeError as error:
+    backends = str(error)
 import jax.numpy as jnp
-print(json.dumps({"changed": sorted(k for k in before if before[k] != after.get(k)) + sorted(set(after) - set(before)),
+print(json.dumps({"backends": backends, "changed": sorted(k for k in before if before[k] != after.get(k)) + sorted(set(after) - set(before)),
                   "flags": [flags, os.environ.get("XLA_FLAGS")], "dtypes": [str(jnp.zeros(2).dtype),
                   str(jnp.arange(3).dtype)]}))
 """
@@ -44,6 +49,7 @@ print(json.dumps({"changed": sorted(k for k in before if before[k] != after.get(
 
 def test_import_jbo_leaves_the_jax_configuration_and_xla_flags_alone():
     out = _fresh(IMPORT)
+    assert out["backends"] == "not started"  # the user can still choose devices and platforms after import jbo
     assert out["changed"] == []
     assert out["flags"][0] == out["flags"][1]
     assert out["dtypes"] == ["float32", "int32"]
