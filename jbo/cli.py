@@ -142,12 +142,12 @@ def _add_model_options(run) -> None:
     group = run.add_argument_group("model options", "each sets the field of the same name of the models listed "
                                                     "(jbo.models; errors name the field)")
     for flag, (option, names) in model_options().items():
-        kwargs = dict(dest=MODEL_OPTION + option.field, default=None, help=f"{option.help} [{_which(names)}]",
-                      metavar=option.field.rpartition(".")[2].upper())
-        if option.type is bool:
+        kwargs = dict(dest=MODEL_OPTION + option.field, default=None, help=f"{option.help} [{_which(names)}]")
+        if option.type is bool:  # a flag takes no value, so no metavar (which Python 3.14 refuses here)
             group.add_argument(flag, action=argparse.BooleanOptionalAction, **kwargs)
         else:
-            group.add_argument(flag, type=_parser(option.type), nargs=option.nargs, **kwargs)
+            group.add_argument(flag, type=_parser(option.type), nargs=option.nargs,
+                               metavar=option.field.rpartition(".")[2].upper(), **kwargs)
 
 
 def _parser(kind):
