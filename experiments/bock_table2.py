@@ -65,7 +65,11 @@ def report() -> dict:
     lines += t1.table(["variant", *(f"d = {d}" for d in DIMS)], rows)
     lines += ["", "A cell is reproduced when jbo's mean is no worse than the paper's mean + its std (Table 1's rule);"
               " the radius warping helps when `bock`'s best is below `bock-w`'s by more than two standard errors of the"
-              " paired difference over seeds."]
+              " paired difference over seeds. Where it does not: started at the centre, as the reference code starts,"
+              " both variants come within ~13 of the optimum at d = 20 (the paper's `bock-w`: 1314); started from two"
+              " Sobol points (the `*-standardised` rows, which also standardise the targets) the warping is ahead on"
+              " most seeds, by about the paper's margin (summary row): its benefit shows where a run does not start at"
+              " the centre."]
     return {SECTION: "\n".join(lines)}
 
 
@@ -125,16 +129,30 @@ def claims() -> list[dict]:
                                       "; ".join(f"{m} {PAPER[m][dim]}" for m, _ in missing), progress or "–",
                                       "not run", SECTION))
         if entries["bock"] is not None and entries["bock-w"] is not None:
-            (a, a_seeds), (b, b_seeds) = t1.summary(entries["bock"])[:2], t1.summary(entries["bock-w"])[:2]
-            common = sorted(set(a_seeds) & set(b_seeds), key=int)
-            diff = np.array([a[a_seeds.index(s)] - b[b_seeds.index(s)] for s in common])
-            se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("inf")
+            figure, helps = warping_compared(entries["bock"], entries["bock-w"])
+            sobol = warping_compared(*(t1.bock_cell(results, "rosenbrock", dim, f"{m}-standardised")
+                                       for m in ("bock", "bock-w")))
+            if sobol is not None:  # where the runs do not start at the centre (see the section's note)
+                figure += f"; from 2 Sobol points (standardised): {sobol[0]}"
             rows.append(_common.claim(
                 paper, f"the radius warping helps: `bock` below `bock-w` (Rosenbrock, {dim} dimensions)",
-                f"{PAPER['bock'][dim]} vs {PAPER['bock-w'][dim]}",
-                f"{np.mean(a):.2f} vs {np.mean(b):.2f}; paired difference {diff.mean():+.2f} ± {se:.2f}, lower on"
-                f" {int(np.sum(diff < 0))} of {len(diff)} seeds", "yes" if diff.mean() < -2 * se else "no", SECTION))
+                f"{PAPER['bock'][dim]} vs {PAPER['bock-w'][dim]}", figure, "yes" if helps else "no", SECTION))
     return rows
+
+
+def warping_compared(warped, unwarped):
+    """``(figure, helps)``: the two cells' mean best values and their paired difference over common seeds; the warping
+    helps when the difference is below minus two standard errors. ``None`` unless both cells are stored."""
+    import numpy as np
+
+    if not warped or not unwarped:
+        return None
+    (a, a_seeds), (b, b_seeds) = t1.summary(warped)[:2], t1.summary(unwarped)[:2]
+    common = sorted(set(a_seeds) & set(b_seeds), key=int)
+    diff = np.array([a[a_seeds.index(s)] - b[b_seeds.index(s)] for s in common])
+    se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("inf")
+    return (f"{np.mean(a):.2f} vs {np.mean(b):.2f}; paired difference {diff.mean():+.2f} ± {se:.2f}, lower on"
+            f" {int(np.sum(diff < 0))} of {len(diff)} seeds"), diff.mean() < -2 * se
 
 
 if __name__ == "__main__":
