@@ -3,8 +3,9 @@
 Each check runs in a fresh interpreter without the suite's settings (the suite's conftest turns x64 on for
 the tests): JAX's whole configuration and ``XLA_FLAGS`` are the same before and after ``import jbo`` (its
 dependencies imported before; the one documented exception, ``OPENBLAS_NUM_THREADS``, is an environment variable
-read by OpenBLAS, not JAX), JAX's backends are not started (the user can still set ``jax_num_cpu_devices``), and a float32 flax network trained with optax inside an objective stays float32 while
-``jbo.minimize`` runs it, with jbo's own run in float64.
+read by OpenBLAS, not JAX), JAX's backends are not started (the user can still set ``jax_num_cpu_devices``), and a
+float32 flax network trained with optax inside an objective stays float32 while ``jbo.minimize`` runs it, with jbo's
+own run in float64.
 """
 
 import json
@@ -41,7 +42,8 @@ try:  # refused once any JAX operation has started the backends
 except RuntimeError as error:
     backends = str(error)
 import jax.numpy as jnp
-print(json.dumps({"backends": backends, "changed": sorted(k for k in before if before[k] != after.get(k)) + sorted(set(after) - set(before)),
+print(json.dumps({"backends": backends,
+                  "changed": sorted(k for k in before if before[k] != after.get(k)) + sorted(set(after) - set(before)),
                   "flags": [flags, os.environ.get("XLA_FLAGS")], "dtypes": [str(jnp.zeros(2).dtype),
                   str(jnp.arange(3).dtype)]}))
 """
