@@ -6,6 +6,7 @@ and DNGO in the paper's setting (:data:`_common.PAPER_GP`, :data:`_common.PAPER_
 
 import argparse
 import dataclasses
+import math
 import os
 import sys
 
@@ -38,12 +39,30 @@ EXPERIMENT = FirstRuns(
     about="Best value found; `std` over seeds, as the paper reports; paper: Spearmint's GP and DNGO over 10 runs."
           " `ask-tell` rows ran `jbo.minimize` seed by seed, before the compiled path. The `ensemble` and"
           " `-1000steps` rows are history (runners retired; the command above ran `ensemble` at commit 0f47848);"
-          " so is `dngo, 2026-11-26`, Hartmann6's first 10 DNGO runs: today's DNGO gives other values on those seeds.",
+          " so are `dngo, 2026-11-26`, Hartmann6's first 10 DNGO runs (each seed's initial design a scrambled Sobol set"
+          " of its own; today's DNGO started from those 10 designs is trapped on 2 of them, as then), and `dngo, shared"
+          " design`, 30 runs of the code of 87bfd7b–72d0003, whose designs were one scrambled set shifted per seed.",
     paper={(p, m): row[m] for p, row in PAPER.items() for m in ("gp", "dngo")},
     columns={"std": lambda runs, _: f"{driver.best_values(runs).std(ddof=1) if len(runs) > 1 else 0.0:.4f}"},
     notes=lambda results: ["- Paper's other columns: " + "; ".join(
         f"{p}: SMAC {row['SMAC']}, TPE {row['TPE']}" for p, row in PAPER.items()) + ".",
+        *first_runs_note(results.get("hartmann6", {})),
         "- Where DNGO's Hartmann6 runs stall: section `dngo_boundary_hartmann6` (its suggestions on the box's faces)."])
+
+
+def first_runs_note(cell: dict) -> list[str]:
+    """How likely the first 10 DNGO runs' trapped count is at the rate today's DNGO is trapped (Hartmann6)."""
+    from hartmann6_traps import TRAP
+
+    first, today = cell.get("dngo, 2026-11-26"), cell.get("dngo")
+    if not first or not today:
+        return []
+    k_first, k_today = (int(sum(b > TRAP for b in driver.best_values(runs))) for runs in (first, today))
+    n_first, n_today = len(first), len(today)
+    rate = k_today / n_today
+    chance = sum(math.comb(n_first, j) * rate**j * (1 - rate) ** (n_first - j) for j in range(k_first + 1))
+    return [f"- `dngo, 2026-11-26` has {k_first} of {n_first} runs trapped; at today's rate ({k_today} of {n_today})"
+            f" {n_first} runs have at most {k_first} trapped with probability {chance:.2f}."]
 
 
 # --------------------------------------------------------------------------------------------------- shared helpers

@@ -394,7 +394,9 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
         (:attr:`jbo.spaces.Space.bins`), or ``None``.
     Returns:
       ``(x (D,), model_state, fitted, info)``: ``x`` canonical (``space.round_trip``) in the unit cube.
-      With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged.
+      With fewer than two successful evaluations ``x`` is a uniform point and the state is unchanged; a
+      suggestion equal to a pending point is replaced by a uniform point of the search's box (``info``:
+      ``repeated_pending``).
     """
     data, best, num_ok, scale = standardize(history, settings.failures, impute, settings.output_warping,
                                             settings.infeasible)
@@ -425,7 +427,17 @@ def suggestion(settings: Settings, space: Space, model_state, fitted, history: H
     ready = num_ok >= 2
     x = jnp.where(ready, jnp.clip(x, 0.0, 1.0), fallback_point(key, space.dim, data.x.dtype))
     new_state = jax.tree_util.tree_map(lambda new, old: jnp.where(ready, new, old), new_state, model_state)
-    return space.round_trip(x[None], bins)[0], new_state, fitted | ready, info
+    x = space.round_trip(x[None], bins)[0]
+    if pending.x.shape[0]:
+        # A batch's search can end twice at one point (a box corner where the mean keeps falling: the believer
+        # removes the variance at a pending point, not the mean). That evaluation would tell the model nothing
+        # it has not assumed: a uniform point of the search's box instead.
+        repeated = jnp.any(pending.mask & jnp.all(jnp.abs(pending.x - x) <= 1e-9, axis=-1))
+        lower, upper = (0.0, 1.0) if region is None else region
+        spare = lower + (upper - lower) * fallback_point(jax.random.fold_in(key, 4), space.dim, data.x.dtype)
+        x = jnp.where(repeated, space.round_trip(spare[None], bins)[0], x)
+        info = {**info, "repeated_pending": repeated.astype(jnp.int32)}
+    return x, new_state, fitted | ready, info
 
 
 # Stored whole (jbo.cache): a fresh process with a warm cache loads the suggestion without tracing it.
@@ -434,16 +446,18 @@ compiled_suggestion = linalg.full_precision(
 _standardize = jax.jit(standardize, static_argnames=("failures", "output_warping", "infeasible"))
 
 
-def _initial_points(key, space: Space, n: int, table, centre: bool = False, bins=None):
-    return space.round_trip(design.initial_points(key, space, n, table, centre), bins)
+def _initial_points(key, space: Space, n: int, integers, centre: bool = False, bins=None):
+    dtype = jnp.result_type(float) if bins is None else bins.dtype
+    return space.round_trip(design.initial_points(key, space, n, integers, centre, dtype), bins)
 
 
 _design = cache.stored(jax.jit(_initial_points, static_argnames=("space", "n", "centre")), ("space", "n", "centre"))
 
 
-def design_table(settings: Settings, space: Space, dtype=None) -> np.ndarray:
+def design_table(settings: Settings, space: Space) -> np.ndarray:
+    """The Sobol integers a run's initial design scrambles (:func:`jbo.design.initial_points`)."""
     n = max(1, settings.initial_size(space.dim))
-    return design.sobol_table(1 << max(0, math.ceil(math.log2(n))), space.dim, seed=1).astype(dtype or np.float64)
+    return design.sobol_integers(1 << max(0, math.ceil(math.log2(n))), space.dim)
 
 
 def anchor_table(settings: Settings, space: Space):
@@ -476,9 +490,8 @@ def suggestion_key(seed_key, index):
 def initial_design(settings: Settings, space: Space) -> np.ndarray:
     """The run's initial design ``(n_init, D)`` (encoded, canonical), the same in every driver."""
     key = jax.random.fold_in(run_key(settings.seed), DESIGN_STREAM)
-    table = jnp.asarray(design_table(settings, space), settings.float_dtype)
-    return np.asarray(_design(key, space.structure, settings.initial_size(space.dim), table,
-                              settings.design == "centre", jnp.asarray(space.bins, table.dtype)), np.float64)
+    return np.asarray(_design(key, space.structure, settings.initial_size(space.dim), design_table(settings, space),
+                              settings.design == "centre", jnp.asarray(space.bins, settings.float_dtype)), np.float64)
 
 
 # ----------------------------------------------------------------------------- ask / tell core

@@ -211,7 +211,7 @@ def whole_run_parts(fn: Callable, space: Space, budget: int, settings: loop.Sett
     objective = _objective(fn, space, dtype)
     structure = space.structure  # what the model's programs see of the space: bounds and names are the objective's
     bins = np.asarray(space.bins)
-    design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space, np.float64)
+    design_table = loop.design_table(dataclasses.replace(settings, n_init=max(n_hi, 1)), space)
     anchor_table = np.asarray(loop.anchor_table(settings, space))
     pending = Pending.empty(space.dim, dtype)
     rows = max(size, stages[-1])
@@ -228,7 +228,7 @@ def whole_run_parts(fn: Callable, space: Space, budget: int, settings: loop.Sett
         y = jnp.full((rows,), jnp.nan, dtype)
         if n_hi:
             design_key = jax.random.fold_in(key, loop.DESIGN_STREAM)
-            table = jnp.asarray(design_table, dtype)
+            table = jnp.asarray(design_table)
             points = loop._design(design_key, structure, n_hi, table, False, bins.astype(dtype)).astype(dtype)
             if settings.model.uses_initial_design:
                 centred = loop._design(design_key, structure, n_hi, table, True, bins.astype(dtype)).astype(dtype)

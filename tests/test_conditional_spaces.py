@@ -441,10 +441,10 @@ def test_initial_design_one_point_per_leaf_then_sobol():
     np.testing.assert_array_equal(loop.initial_design(loop.Settings(seed=3, n_init=10), NESTED), U)  # by the seed
     assert not np.array_equal(loop.initial_design(loop.Settings(seed=4, n_init=10), NESTED), U)
     assert all(c == NESTED.validate(c) for c in NESTED.decode_many(U))
-    key, table = jax.random.key(0), design.sobol_table(8, 2, seed=1)
-    plain = Space({"x": Real(0, 1), "y": Real(0, 1)})  # no leaves: the shifted Sobol table itself
-    np.testing.assert_array_equal(design.initial_points(key, plain, 8, table),
-                                  design.shifted(jax.random.split(key, 3)[0], table))
+    key, integers = jax.random.key(0), design.sobol_integers(8, 2)
+    plain = Space({"x": Real(0, 1), "y": Real(0, 1)})  # no leaves: the scrambled Sobol set itself
+    np.testing.assert_array_equal(design.initial_points(key, plain, 8, integers),
+                                  design.scrambled(jax.random.split(key, 3)[0], integers))
 
 
 # --------------------------------------------------------------------------- tree structure

@@ -74,8 +74,9 @@ def test_ask_tell_and_minimize_many_are_one_implementation(compiled_run):
         np.testing.assert_allclose(opt.state.pending[-1], result.x[0, i], rtol=0, atol=1e-12)
         opt.tell(config, sometimes_nan(config))
     assert any(h["status"] == "failed" for h in opt.history)
+    # The points agree to 1e-12; Branin's gradient (up to ~10^2 per unit-cube unit) scales that in the values.
     np.testing.assert_allclose([np.nan if h["value"] is None else h["value"] for h in opt.history],
-                               result.values[0], rtol=1e-12)
+                               result.values[0], rtol=1e-10)
 
 
 @pytest.mark.slow

@@ -383,6 +383,46 @@ def test_sobol_table_shape_range_reproducible(n, recwarn):
     np.testing.assert_array_equal(design.sobol_table(5, 3, 1), design.sobol_table(8, 3, 1)[:5])
 
 
+def test_sobol_integers_are_scipys_unscrambled_points():
+    from scipy.stats import qmc
+
+    integers = design.sobol_integers(16, 5)
+    assert integers.dtype == np.uint32 and integers.shape == (16, 5)
+    np.testing.assert_array_equal(integers / 2.0**design.SOBOL_BITS,
+                                  qmc.Sobol(5, scramble=False, bits=design.SOBOL_BITS).random_base2(4))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from([(8, 2), (16, 6), (32, 3)]))
+def test_scrambled_sobol_keeps_the_net_and_changes_its_geometry(seed, shape):
+    """A scrambled set is still a digital net (every dyadic box of volume 1/n of any two coordinates that
+    the unscrambled set fills once is filled once: Sobol's first two coordinates are a (0, m, 2)-net), is a
+    function of the key, and its points' relative positions (distances on the torus) change with the key,
+    which a shared table shifted modulo 1 never does."""
+    n, dim = shape
+    integers = design.sobol_integers(n, dim)
+    key = jax.random.key(seed)
+    points = np.asarray(design.scrambled(key, integers))
+    assert points.shape == (n, dim) and np.all((points >= 0) & (points < 1))
+    np.testing.assert_array_equal(points, np.asarray(design.scrambled(key, integers)))
+    m = n.bit_length() - 1
+    for j in range(dim):
+        assert sorted(np.floor(points[:, j] * n).astype(int).tolist()) == list(range(n))
+    for rows in range(m + 1):  # boxes of 2^-rows by 2^-(m - rows) in the first two coordinates
+        boxes = np.floor(points[:, 0] * 2**rows) * 2 ** (m - rows) + np.floor(points[:, 1] * 2 ** (m - rows))
+        assert len(set(boxes.tolist())) == n
+
+    def torus_distances(p):
+        d = np.abs(p[:, None] - p[None])
+        return np.sort(np.linalg.norm(np.minimum(d, 1 - d), axis=-1), axis=None)
+
+    other = np.asarray(design.scrambled(jax.random.fold_in(key, 1), integers))
+    assert not np.allclose(torus_distances(points), torus_distances(other))
+    table = design.sobol_table(n, dim, seed=1)
+    rotated = [np.asarray(design.shifted(jax.random.key(s), table)) for s in (seed, seed + 1)]
+    np.testing.assert_allclose(torus_distances(rotated[0]), torus_distances(rotated[1]), atol=1e-9)
+
+
 def test_initial_design_is_valid_and_space_filling():
     configs = SPACE.decode_many(loop.initial_design(loop.Settings(seed=4, n_init=10), SPACE))
     assert len(configs) == 10
