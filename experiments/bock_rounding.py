@@ -1,7 +1,7 @@
 """How far a relative 1e-15 perturbation of the targets moves BOCK's suggestions (issue #57 item 3): two ask/tell
 runs of one model on Styblinski-Tang-d (seed 0, d/5 design points), the second told every value times 1 + 1e-15.
 
-    python experiments/bock_rounding.py [--dims 20 100] [--steps 3] [--rows bock bock-w ...]
+    python experiments/bock_rounding.py [--dims 20 100] [--steps 3] [--seeds 5] [--rows bock bock-w ...]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dims", type=int, nargs="+", default=[20, 100])
     parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 0, 1, ... (each a pair of runs)")
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
     _common.add_output_arguments(parser)
     args = _common.start(parser, argv, cache=False)
@@ -59,11 +60,27 @@ def main(argv=None):
         return
     for dim in args.dims:
         for label in args.rows:
-            row = perturbed_runs(ROWS[label][0], dim, args.steps, n_init=dim // 5, **ROWS[label][1])
-            print(label, dim, row["moved"], row["fit_moved"], flush=True)
-            _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [f"{label}/{dim}"], row)
+            for seed in range(args.seeds):
+                row = perturbed_runs(ROWS[label][0], dim, args.steps, n_init=dim // 5, seed=seed, **ROWS[label][1])
+                print(label, dim, seed, row["moved"], row["fit_moved"], flush=True)
+                key = f"{label}/{dim}" + (f"/{seed}" if seed else "")  # seed 0 under the key of the first runs
+                _common.merge_result(os.path.join(_common.RESULTS, RESULTS_FILE), [key], {**row, "seed": seed})
     _common.record_provenance(SECTION, accumulates=True)
     _common.regenerate()
+
+
+def by_row(rows: dict) -> dict:
+    """``{label: {dim: {seed: row}}}`` of the stored pairs of runs (a key ``label/dim`` is seed 0's)."""
+    out = {}
+    for key, row in rows.items():
+        label, dim, *seed = key.split("/")
+        out.setdefault(label, {}).setdefault(int(dim), {})[int(seed[0]) if seed else 0] = row
+    return out
+
+
+def largest(by_seed: dict, steps: int = 3) -> float:
+    """The largest move of the first ``steps`` model suggestions over the stored seeds."""
+    return max(max(r["moved"][:steps]) for r in by_seed.values())
 
 
 def report() -> dict:
@@ -72,39 +89,42 @@ def report() -> dict:
              _common.header(SECTION)]
     if not rows:
         return {SECTION: "\n".join(lines + ["Not run."])}
-    by_label = {}
-    for key, row in rows.items():
-        label, dim = key.rsplit("/", 1)
-        by_label.setdefault(label, {})[int(dim)] = row
+    by_label = by_row(rows)
     dims = sorted({d for runs in by_label.values() for d in runs})
-    header = ["row", *(f"d = {d}: moved at model steps 1, 2, ..." for d in dims), "fits moved"]
+    header = ["row", *(f"d = {d}: seed 0 moved at model steps 1, 2, ..." for d in dims),
+              *(f"d = {d}: seeds within {BAR:g} (largest move)" for d in dims), "fits moved at step 1"]
     for retired in (False, True):  # BOCK's models, then its search changed
         table = []
         for label, runs in by_label.items():
             if (label not in ROWS) == retired:
-                moved = [", ".join(f"{m:.1e}" for m in runs[d]["moved"]) if d in runs else "–" for d in dims]
-                fits = max(max(r["fit_moved"]) for r in runs.values())
-                table.append([label, *moved, f"{fits:.1e}"])
+                moved = [", ".join(f"{m:.1e}" for m in runs[d][0]["moved"]) if 0 in runs.get(d, {}) else "–"
+                         for d in dims]
+                within = [f"{sum(max(r['moved'][:3]) <= BAR for r in runs[d].values())} of {len(runs[d])}"
+                          f" ({largest(runs[d]):.1e})" if d in runs else "–" for d in dims]
+                fits = max(r["fit_moved"][0] for by_seed in runs.values() for r in by_seed.values())
+                table.append([label, *moved, *within, f"{fits:.1e}"])
         lines += t1.table(header, table) + [""]
-    lines += ["Two runs told values 1e-15 apart (Styblinski-Tang-d, seed 0, d/5 design points): per model step, the"
-              " largest coordinate difference of their suggestions (box widths), and of their fits' hyperparameter"
-              " means (relative). The fits agree; the search's Adam steps amplify the difference, chaotically. Second"
-              " table,"
-              " BOCK's search changed (runner retired; the commands above, the last at commit 88f6456): the 10× smaller"
-              " step stays at rounding but scores lower (log-EI 0.27–0.29 below BOCK's step on Rosenbrock-20, measured"
-              " apart); neither a decaying step nor Adam's epsilon at 1e-4 is a cure."]
+    lines += ["Two runs told values 1e-15 apart (Styblinski-Tang-d, d/5 design points; seeds 0, 1, ...): per model"
+              " step, the largest coordinate difference of their suggestions (box widths), and of their fits'"
+              " hyperparameter means (relative). The first fits agree to rounding; the search amplifies the difference,"
+              " chaotically, on some seeds from the first step (the GP's stays at rounding on every seed). Second table, BOCK's search changed (runner retired; the commands"
+              " above, the last at commit 88f6456): the 10× smaller step stays at rounding but scores lower (log-EI"
+              " 0.27–0.29 below BOCK's step on Rosenbrock-20, measured apart); neither a decaying step nor Adam's"
+              " epsilon at 1e-4 is a cure."]
     return {SECTION: "\n".join(lines)}
 
 
 def claims() -> list[dict]:
-    rows = _common.load_results(RESULTS_FILE, {})
+    rows = by_row(_common.load_results(RESULTS_FILE, {}))
     what = ("BOCK's four models, d = 20: a relative 1e-15 perturbation of the targets moves the first three model"
             " suggestions")
-    worst = {label: max(rows[f"{label}/20"]["moved"][:3]) for label in list(ROWS)[:4] if f"{label}/20" in rows}
+    worst = {label: rows[label][20] for label in list(ROWS)[:4] if 20 in rows.get(label, {})}
     if len(worst) < 4:
         return [_common.claim("jbo", what, f"≤ {BAR:g}", "–", "not run", SECTION)]
-    return [_common.claim("jbo", what, f"≤ {BAR:g}", ", ".join(f"{k} {v:.0e}" for k, v in worst.items()),
-                          "yes" if max(worst.values()) <= BAR else "no", SECTION)]
+    figure = ", ".join(f"{k} {largest(v):.0e}" for k, v in worst.items())
+    seeds = min(len(v) for v in worst.values())
+    return [_common.claim("jbo", what, f"≤ {BAR:g}", f"{figure} (largest over {seeds}+ seeds)",
+                          "yes" if max(map(largest, worst.values())) <= BAR else "no", SECTION)]
 
 
 if __name__ == "__main__":
