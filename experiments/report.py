@@ -93,7 +93,7 @@ def collect(figures: bool = False) -> tuple[dict, list[dict]]:
 
 #: What BENCHMARKS.md keeps of a section: notes (the rest, with every table, is in its details file) and table rows.
 NOTE_LINES = 2
-TABLE_ROWS = 14
+TABLE_ROWS = 13
 DETAILS = "details"  # folder of the full sections, next to the data (under _common.RESULTS)
 _PROVENANCE = ("- date:", "- machine:", "- command:", "- note:", "- provenance:")
 
