@@ -340,6 +340,20 @@ class Centroid(jbo.models.ModelConfig):
         return jnp.clip(x, 0.0, 1.0), state + 1, {"steps": state + 1}
 
 
+def test_a_batch_never_repeats_a_pending_point():
+    """A model that ignores pending points (the centroid of the best, no jitter) would suggest one point for the
+    whole batch; the loop replaces each repeat by a uniform point of the box."""
+    opt = jbo.Optimizer(SPACE, seed=2, model=Centroid(keep=3, jitter=0.0), **LOOP)
+    for _ in range(LOOP["n_init"]):
+        config = opt.ask()
+        opt.tell(config, PROBLEM.evaluate(config))
+    batch = opt.ask(n=3)
+    points = np.asarray(SPACE.encode_many(batch))
+    assert len({tuple(p) for p in np.round(points, 12)}) == 3
+    assert opt.last_info["repeated_pending"] == 1
+    assert np.all((points >= 0) & (points <= 1))
+
+
 def test_a_model_class_runs_in_every_driver_and_resumes(tmp_path):
     path = tmp_path / "run.jsonl"
     opt = ask_tell(model=Centroid(keep=2), journal=path)  # (the loop's options only: Centroid has no inference)
