@@ -107,10 +107,10 @@ def report() -> dict:
     lines += ["Two runs told values 1e-15 apart (Styblinski-Tang-d, d/5 design points; seeds 0, 1, ...): per model"
               " step, the largest coordinate difference of their suggestions (box widths), and of their fits'"
               " hyperparameter means (relative). The first fits agree to rounding; the search amplifies the difference,"
-              " chaotically, on some seeds from the first step (the GP's stays at rounding on every seed). Second table, BOCK's search changed (runner retired; the commands"
-              " above, the last at commit 88f6456): the 10× smaller step stays at rounding but scores lower (log-EI"
-              " 0.27–0.29 below BOCK's step on Rosenbrock-20, measured apart); neither a decaying step nor Adam's"
-              " epsilon at 1e-4 is a cure."]
+              " chaotically, on some seeds from the first step (compare the GP's row). Second table, BOCK's search"
+              " changed (runner retired; the commands above, the last at commit 88f6456): the 10× smaller step stays"
+              " at rounding but scores lower (log-EI 0.27–0.29 below BOCK's step on Rosenbrock-20, measured apart);"
+              " neither a decaying step nor Adam's epsilon at 1e-4 is a cure."]
     return {SECTION: "\n".join(lines)}
 
 

@@ -6,7 +6,6 @@ and DNGO in the paper's setting (:data:`_common.PAPER_GP`, :data:`_common.PAPER_
 
 import argparse
 import dataclasses
-import math
 import os
 import sys
 
@@ -52,15 +51,14 @@ EXPERIMENT = FirstRuns(
 
 def first_runs_note(cell: dict) -> list[str]:
     """How likely the first 10 DNGO runs' trapped count is at the rate today's DNGO is trapped (Hartmann6)."""
-    from hartmann6_traps import TRAP
+    from hartmann6_traps import TRAP, pass_probability
 
     first, today = cell.get("dngo, 2026-11-26"), cell.get("dngo")
     if not first or not today:
         return []
     k_first, k_today = (int(sum(b > TRAP for b in driver.best_values(runs))) for runs in (first, today))
     n_first, n_today = len(first), len(today)
-    rate = k_today / n_today
-    chance = sum(math.comb(n_first, j) * rate**j * (1 - rate) ** (n_first - j) for j in range(k_first + 1))
+    chance = pass_probability(k_today / n_today, n_first, k_first)
     return [f"- `dngo, 2026-11-26` has {k_first} of {n_first} runs trapped; at today's rate ({k_today} of {n_today})"
             f" {n_first} runs have at most {k_first} trapped with probability {chance:.2f}."]
 

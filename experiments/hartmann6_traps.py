@@ -40,9 +40,10 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def pass_probability(p: float, seeds: int = 10) -> float:
-    """Chance that at most one of ``seeds`` independent runs is trapped (the bar's condition)."""
-    return (1 - p) ** seeds + seeds * p * (1 - p) ** (seeds - 1)
+def pass_probability(p: float, seeds: int = 10, at_most: int = 1) -> float:
+    """Chance that at most ``at_most`` of ``seeds`` independent runs are trapped, each with probability ``p`` (the
+    bar's condition: at most one of 10)."""
+    return sum(math.comb(seeds, k) * p**k * (1 - p) ** (seeds - k) for k in range(at_most + 1))
 
 
 def _trapped(runs: dict) -> list[str]:
