@@ -88,11 +88,13 @@ def report() -> dict:
     behind = []
     for problem, declared in EXPERIMENT.problems.items():
         one, five = paired(results.get(problem, {}), ("dngo", "ensemble-mean"), declared.budget)
-        optimum = declared.build()[2] if one else None
-        if one and np.mean(final_regrets(five, optimum)[0]) > np.mean(final_regrets(one, optimum)[0]):
-            text = f"{problem}: one network {progress(one)}, the ensemble {progress(five)}"
-            _, largest = paired(results.get(problem, {}), ("dngo", "ensemble-max"), declared.budget)
-            behind.append(text + (f", the max aggregator's {progress(largest)}" if largest else ""))
+        if not one:
+            continue
+        optimum = declared.build()[2]
+        if np.mean(final_regrets(five, optimum)[0]) > np.mean(final_regrets(one, optimum)[0]):
+            _, max_runs = paired(results.get(problem, {}), ("dngo", "ensemble-max"), declared.budget)
+            behind.append(f"{problem}: one network {progress(one)}, the ensemble {progress(five)}"
+                          + (f", the max aggregator's {progress(max_runs)}" if max_runs else ""))
     if behind:
         lines.append("Where the mean ensemble ends behind one network, how the runs progress (median best at T/2 /"
                      " 3T/4 / T over the seeds both ran; runs still improving after 3T/4): " + "; ".join(behind)
